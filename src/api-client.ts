@@ -1,0 +1,301 @@
+import { type Dispatcher, request } from 'undici';
+import { CancelledError, type Clock, systemClock } from './clock.js';
+import { formatDuration } from './duration.js';
+import { isOperation, type Operation, type Project } from './operation.js';
+import { ACTION_NAME, ACTION_VERSION } from './version.js';
+
+/** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly requestId?: string
+  ) {
+    super(message);
+  }
+}
+
+/** Transient faults went on until no retry could finish before the deadline. */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  constructor(readonly lastError: string | undefined) {
+    super(lastError ? `Deadline reached; last error: ${lastError}` : 'Deadline reached');
+  }
+}
+
+/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. */
+class TransientError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number
+  ) {
+    super(message);
+  }
+}
+
+export interface RetryEvent {
+  path: string;
+  attempt: number;
+  error: string;
+  delayMs: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  dispatcher?: Dispatcher;
+  /** Upper bound for one request; always also capped by the time left. */
+  requestTimeoutMs?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  clock?: Clock;
+  random?: () => number;
+  signal?: AbortSignal;
+  onRetry?: (event: RetryEvent) => void;
+  onRequest?: (path: string) => void;
+}
+
+export interface OperationsPage {
+  operations: Operation[];
+  cursor?: string;
+}
+
+export interface ProjectsPage {
+  projects: Project[];
+  cursor?: string;
+}
+
+const RETRYABLE_STATUS = new Set([423, 429, 500, 502, 503, 504]);
+
+export class NeonClient {
+  readonly requestTimeoutMs: number;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly backoffBaseMs: number;
+  private readonly backoffMaxMs: number;
+  /** Requests sent so far, retries included. */
+  requests = 0;
+
+  constructor(private readonly options: ClientOptions) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.backoffBaseMs = options.backoffBaseMs ?? 1000;
+    this.backoffMaxMs = options.backoffMaxMs ?? 30_000;
+  }
+
+  async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
+    const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
+    return this.get(path, deadline, (body) => {
+      const op = (body as { operation?: unknown }).operation;
+      return isOperation(op) ? op : undefined;
+    });
+  }
+
+  async listOperations(
+    projectId: string,
+    page: { limit: number; cursor?: string },
+    deadline: number
+  ): Promise<OperationsPage> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor) query.set('cursor', page.cursor);
+    const path = `/projects/${encodeURIComponent(projectId)}/operations?${query}`;
+    return this.get(path, deadline, (body) => {
+      const { operations, pagination } = body as {
+        operations?: unknown;
+        pagination?: { cursor?: unknown };
+      };
+      if (!Array.isArray(operations) || !operations.every(isOperation)) return undefined;
+      const cursor =
+        typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
+      return { operations, cursor };
+    });
+  }
+
+  async listProjects(
+    page: { limit: number; cursor?: string; orgId?: string },
+    deadline: number
+  ): Promise<ProjectsPage> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor) query.set('cursor', page.cursor);
+    if (page.orgId) query.set('org_id', page.orgId);
+    return this.get(`/projects?${query}`, deadline, (body) => {
+      const { projects, pagination } = body as {
+        projects?: unknown;
+        pagination?: { cursor?: unknown };
+      };
+      if (!Array.isArray(projects) || !projects.every((p) => typeof p?.id === 'string'))
+        return undefined;
+      const cursor =
+        typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
+      return { projects: projects as Project[], cursor };
+    });
+  }
+
+  /** GET with retries on transient faults, never past `deadline` (epoch ms). */
+  private async get<T>(
+    path: string,
+    deadline: number,
+    accept: (body: unknown) => T | undefined
+  ): Promise<T> {
+    let lastError: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (this.options.signal?.aborted) throw new CancelledError();
+      const remaining = deadline - this.clock.now();
+      if (remaining <= 0) throw new DeadlineError(lastError);
+      try {
+        return await this.once(path, Math.min(this.requestTimeoutMs, remaining), accept);
+      } catch (error) {
+        if (!(error instanceof TransientError)) throw error;
+        lastError = error.message;
+        const delayMs = error.retryAfterMs ?? this.backoff(attempt);
+        if (this.clock.now() + delayMs >= deadline) throw new DeadlineError(lastError);
+        this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
+        await this.clock.sleep(delayMs, this.options.signal);
+      }
+    }
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.min(attempt, 20));
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+
+  private async once<T>(
+    path: string,
+    timeoutMs: number,
+    accept: (body: unknown) => T | undefined
+  ): Promise<T> {
+    const url = `${this.options.baseUrl}${path}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
+    this.requests++;
+    this.options.onRequest?.(path);
+    let status: number;
+    let headers: Record<string, string | string[] | undefined>;
+    let text: string;
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          accept: 'application/json',
+          'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
+        },
+        dispatcher: this.options.dispatcher,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs
+      });
+      status = response.statusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      if (this.options.signal?.aborted) throw new CancelledError();
+      if (timeout.aborted)
+        throw new TransientError(`no answer within ${formatDuration(timeoutMs)}`);
+      throw new TransientError(describeNetworkError(error));
+    }
+
+    let body: unknown;
+    let parsed = true;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+    const requestId =
+      header(headers, 'x-request-id') ??
+      (parsed && typeof (body as { request_id?: unknown })?.request_id === 'string'
+        ? (body as { request_id: string }).request_id
+        : undefined);
+
+    if (status >= 200 && status < 300) {
+      if (!parsed) throw new TransientError(`HTTP ${status} with a body that is not JSON`);
+      const value = typeof body === 'object' && body !== null ? accept(body) : undefined;
+      if (value === undefined)
+        throw new TransientError(`HTTP ${status} without the expected fields`);
+      return value;
+    }
+
+    const apiMessage =
+      parsed && typeof (body as { message?: unknown })?.message === 'string'
+        ? (body as { message: string }).message
+        : undefined;
+    const described = describeHttpError(status, apiMessage, requestId, text, parsed);
+
+    if (RETRYABLE_STATUS.has(status) || (status >= 500 && status < 600)) {
+      throw new TransientError(
+        described,
+        retryAfter(header(headers, 'retry-after'), this.clock.now())
+      );
+    }
+    if (status >= 300 && status < 400) {
+      const location = header(headers, 'location');
+      let where = 'elsewhere';
+      try {
+        where = location ? new URL(location, url).host : where;
+      } catch {
+        // An unreadable Location header is still a redirect we will not follow.
+      }
+      throw new ApiError(
+        `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the API key ` +
+          'is sent only to api_host. Check the api_host input.',
+        status,
+        requestId
+      );
+    }
+    if (status === 401) {
+      throw new ApiError(
+        'The API refused the key (HTTP 401): it is missing, invalid or revoked. ' +
+          `Check the secret passed as api_key${requestId ? ` (request_id ${requestId})` : ''}.`,
+        status,
+        requestId
+      );
+    }
+    throw new ApiError(described, status, requestId);
+  }
+}
+
+function header(
+  headers: Record<string, string | string[] | undefined>,
+  name: string
+): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describeHttpError(
+  status: number,
+  apiMessage: string | undefined,
+  requestId: string | undefined,
+  text: string,
+  parsed: boolean
+): string {
+  const detail =
+    apiMessage ?? (parsed ? '' : text.trim() ? 'a body that is not JSON' : 'an empty body');
+  return `HTTP ${status}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${requestId})` : ''}`;
+}
+
+function describeNetworkError(error: unknown): string {
+  const err = error as {
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  const code = err.code ?? err.cause?.code;
+  const message = err.cause?.message ?? err.message ?? String(error);
+  return `network error${code ? ` ${code}` : ''}: ${message}`;
+}
+
+/** `Retry-After` as seconds or as an HTTP date, in milliseconds from now. */
+export function retryAfter(value: string | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}

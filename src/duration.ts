@@ -1,0 +1,41 @@
+/** Durations written the way people write them in workflow files: `90`, `90s`, `15m`, `1h`, `1m30s`, `500ms`. */
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
+
+/** Parses a duration into milliseconds; a bare number means seconds. Returns undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  const value = text.trim().toLowerCase();
+  if (value === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  PART.lastIndex = 0;
+  let total = 0;
+  let consumed = 0;
+  const seen = new Set<string>();
+  for (let match = PART.exec(value); match; match = PART.exec(value)) {
+    const unit = match[2] as string;
+    if (seen.has(unit)) return undefined;
+    seen.add(unit);
+    total += Number(match[1]) * (UNIT_MS[unit] as number);
+    consumed = PART.lastIndex;
+  }
+  if (consumed !== value.length || seen.size === 0) return undefined;
+  return Math.round(total);
+}
+
+/** `75_000` → `1m15s`, `1500` → `1.5s`, `0` → `0s`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 1000) return ms === 0 ? '0s' : `${Math.round(ms)}ms`;
+  if (ms < 60_000) {
+    const seconds = Math.round(ms / 100) / 10;
+    return `${seconds}s`;
+  }
+  const totalSeconds = Math.round(ms / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  return [hours ? `${hours}h` : '', minutes ? `${minutes}m` : '', seconds ? `${seconds}s` : '']
+    .join('')
+    .replace(/^$/, '0s');
+}

@@ -1,0 +1,15 @@
+import { run } from './main.js';
+import { redact } from './redact.js';
+
+// The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
+// then report what was seen.
+const controller = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
+
+run(controller.signal).catch((error: unknown) => {
+  // Only a bug gets here; keep the message, drop the stack.
+  process.exitCode = 1;
+  console.error(
+    `::error::Unexpected failure: ${redact(String((error as Error)?.message ?? error)).replace(/\r?\n/g, ' ')}`
+  );
+});

@@ -1,0 +1,41 @@
+import * as core from '@actions/core';
+import { redact } from './redact.js';
+
+/**
+ * Logging that is safe for text from the API: secrets are redacted, and no line can be read by the
+ * runner as a workflow command (`::error::…`, `##[set-output …]`), because a line that would be is
+ * prefixed with a space-separated marker.
+ */
+export function neutralize(text: string): string {
+  return redact(text)
+    .split(/\r\n|\r|\n/)
+    .map((line) => (/^\s*(::|##\[)/.test(line) ? `» ${line}` : line))
+    .join('\n');
+}
+
+/** Text from the API shown inside one log line: control characters and newlines folded. */
+export function oneLine(text: string, max = 500): string {
+  const flat = text.replace(/\p{Cc}+/gu, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function info(message: string): void {
+  core.info(neutralize(message));
+}
+
+export function debug(message: string): void {
+  core.debug(redact(message));
+}
+
+/** Annotations: the toolkit escapes newlines in their data, so only secrets need care here. */
+export function warning(message: string): void {
+  core.warning(redact(message));
+}
+
+export function notice(message: string): void {
+  core.notice(redact(message));
+}
+
+export function fail(message: string): void {
+  core.setFailed(redact(message));
+}

@@ -1,0 +1,212 @@
+import * as core from '@actions/core';
+import { EnvHttpProxyAgent } from 'undici';
+import { ApiError, DeadlineError, NeonClient } from './api-client.js';
+import { CancelledError } from './clock.js';
+import { formatDuration } from './duration.js';
+import * as log from './log.js';
+import type { Operation } from './operation.js';
+import { setOutputs } from './outputs.js';
+import { resolveProjectId } from './project.js';
+import { redact, registerSecret } from './redact.js';
+import { OperationRefresher, ProjectRefresher } from './refresh.js';
+import { type Report, WAIT_STATUS } from './report.js';
+import { pollDelay } from './schedule.js';
+import { InputError, readSettings, type Settings } from './settings.js';
+import { aggregateStatus, classifyStatus, isInProgress } from './status.js';
+import { renderSummary } from './summary.js';
+import { OperationTracker } from './tracker.js';
+import { type CheckState, waitUntil } from './watcher.js';
+
+/** The whole step: settings → project → wait → report (summary, outputs, step result). */
+export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
+  const startedAt = Date.now();
+  // Mask the key before anything else can print it, even a message about another input.
+  const rawKey = core.getInput('api_key');
+  if (rawKey.trim()) {
+    core.setSecret(rawKey.trim());
+    registerSecret(rawKey);
+  }
+
+  let settings: Settings;
+  try {
+    settings = readSettings();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    log.fail(error.message);
+    core.setOutput('status', WAIT_STATUS.inputError);
+    core.setOutput('timed_out', 'false');
+    return;
+  }
+
+  const dispatcher = new EnvHttpProxyAgent();
+  const report: Report = {
+    mode: settings.operationIds.length > 0 ? 'operations' : 'project',
+    waited: settings.wait,
+    projectId: settings.projectId,
+    branchId: settings.branchId,
+    status: '',
+    timedOut: false,
+    operations: settings.givenOperations,
+    startedAt,
+    finishedAt: startedAt,
+    timeoutMs: settings.timeoutMs,
+    requests: 0
+  };
+  const client = new NeonClient({
+    baseUrl: settings.apiHost,
+    apiKey: settings.apiKey,
+    dispatcher,
+    signal,
+    onRetry: (event) =>
+      log.info(
+        `  retrying in ${formatDuration(event.delayMs)} after ${log.oneLine(event.error)} (attempt ${event.attempt})`
+      )
+  });
+
+  try {
+    await watch(settings, client, report, signal);
+  } catch (error) {
+    report.status = WAIT_STATUS.apiError;
+    if (error instanceof CancelledError || signal.aborted) {
+      report.status = WAIT_STATUS.aborted;
+      report.failure =
+        'The job was cancelled while waiting; outputs and summary show what was seen.';
+    } else if (error instanceof DeadlineError) {
+      report.status = WAIT_STATUS.timeout;
+      report.timedOut = true;
+      report.failure = `Timed out after ${formatDuration(settings.timeoutMs)}: ${error.message}`;
+    } else if (error instanceof ApiError || error instanceof InputError) {
+      if (error instanceof InputError) report.status = WAIT_STATUS.inputError;
+      report.failure = error.message;
+    } else {
+      report.failure = `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
+    }
+  } finally {
+    report.finishedAt = Date.now();
+    report.requests = client.requests;
+  }
+
+  const summary = settings.summary ? renderSummary(report) : '';
+  if (summary) {
+    try {
+      await core.summary.addRaw(redact(summary), true).write();
+    } catch (error) {
+      log.warning(`Could not write the job summary: ${(error as Error).message}`);
+    }
+  }
+  setOutputs(report, summary, '');
+  if (report.failure) log.fail(report.failure);
+  else
+    log.info(
+      `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
+    );
+  await dispatcher.destroy().catch(() => undefined);
+}
+
+async function watch(
+  settings: Settings,
+  client: NeonClient,
+  report: Report,
+  signal: AbortSignal
+): Promise<void> {
+  const deadline = report.startedAt + settings.timeoutMs;
+  const projectId = await resolveProjectId(client, settings, deadline);
+  report.projectId = projectId;
+
+  const tracker = new OperationTracker(settings.operationIds, settings.givenOperations);
+  const projectMode = report.mode === 'project';
+  const refresher = projectMode
+    ? new ProjectRefresher(client, projectId, settings.branchId, tracker, settings.failFast)
+    : new OperationRefresher(client, projectId, tracker, settings.failFast);
+  const scope = settings.branchId
+    ? `branch ${settings.branchId} of project ${projectId}`
+    : `project ${projectId}`;
+  log.info(
+    projectMode
+      ? `Waiting until no operation of ${scope} is in progress (timeout ${formatDuration(settings.timeoutMs)}).`
+      : `Waiting for ${tracker.size} operation(s) of project ${projectId} (timeout ${formatDuration(settings.timeoutMs)}).`
+  );
+
+  const verdict = (): CheckState => {
+    if (!projectMode) return tracker.verdict(settings.failFast);
+    const open = tracker.seen().filter((op) => isInProgress(op.status));
+    if (settings.failFast && open.some((op) => op.status === 'failed')) return 'failure';
+    return open.length === 0 ? 'success' : 'pending';
+  };
+  const check = async (): Promise<CheckState> => {
+    await refresher.refresh(deadline);
+    report.operations = tracker.list();
+    return settings.wait ? verdict() : 'success';
+  };
+
+  const result = await waitUntil(check, {
+    deadline,
+    delay: (checks) => pollDelay(checks, settings.intervalMs),
+    signal
+  });
+  report.operations = tracker.list();
+  const statuses = tracker.seen().map((op) => op.status);
+
+  switch (result.outcome) {
+    case 'cancelled':
+      throw new CancelledError();
+    case 'timeout': {
+      report.status = WAIT_STATUS.timeout;
+      report.timedOut = true;
+      report.lastError = result.lastError;
+      const pending = tracker
+        .openIds(settings.failFast)
+        .map((id) => describe(tracker.list().find((op) => op.id === id)));
+      const stillOpen = projectMode
+        ? tracker
+            .seen()
+            .filter((op) => isInProgress(op.status))
+            .map(describe)
+        : pending;
+      report.failure =
+        `Timed out after ${formatDuration(settings.timeoutMs)} waiting for ` +
+        (stillOpen.length ? stillOpen.join('; ') : scope) +
+        (result.lastError ? `. Last error: ${result.lastError}` : '.');
+      return;
+    }
+    default:
+      break;
+  }
+
+  if (projectMode) {
+    const busy = tracker.seen().some((op) => isInProgress(op.status));
+    report.status = !settings.wait && busy ? WAIT_STATUS.busy : WAIT_STATUS.idle;
+    if (result.outcome === 'failure') {
+      report.status = 'failed';
+      report.failure = `An operation of ${scope} failed (fail_fast): ${failing(tracker.seen(), true)}`;
+      return;
+    }
+    const ended = tracker.seen().filter((op) => classifyStatus(op.status, false) === 'failure');
+    if (ended.length)
+      log.warning(`Operations of ${scope} ended without success: ${failing(ended, false)}`);
+    return;
+  }
+
+  report.status = aggregateStatus(statuses);
+  if (settings.wait && result.outcome === 'failure') {
+    report.failure = `Operation(s) did not succeed: ${failing(tracker.seen(), settings.failFast)}`;
+  }
+}
+
+function describe(op: Operation | undefined): string {
+  if (!op) return 'an operation';
+  return op.action
+    ? `${op.action} ${op.id} (last status ${op.status})`
+    : `operation ${op.id} (not seen yet)`;
+}
+
+function failing(ops: Operation[], failFast: boolean): string {
+  return ops
+    .filter((op) => classifyStatus(op.status, failFast) === 'failure')
+    .map(
+      (op) =>
+        `${op.action} ${op.id} is ${op.status} (failures_count ${op.failures_count ?? 0})` +
+        (op.error ? `: ${log.oneLine(op.error, 300)}` : '')
+    )
+    .join('; ');
+}

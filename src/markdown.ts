@@ -1,0 +1,37 @@
+/**
+ * Text from the API is data. In a Markdown table cell it must not close the cell, start a code
+ * span, emphasis or a link, or become HTML: every character that could is written as an entity.
+ */
+const ENTITY: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '|': '&#124;',
+  '`': '&#96;',
+  '*': '&#42;',
+  _: '&#95;',
+  '[': '&#91;',
+  ']': '&#93;',
+  '\\': '&#92;',
+  '~': '&#126;',
+  '#': '&#35;',
+  '!': '&#33;',
+  ':': '&#58;',
+  '@': '&#64;',
+  $: '&#36;'
+};
+
+export function escapeText(text: string, max = 300): string {
+  let flat = String(text)
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim();
+  if (flat.length > max) flat = `${flat.slice(0, max - 1)}…`;
+  return flat.replace(/[&<>"'|`*_[\]\\~#!:@$]/g, (c) => ENTITY[c] as string);
+}
+
+/** Inline code for ids we validated ourselves (no backticks possible, still escaped to be sure). */
+export function code(text: string): string {
+  return `<code>${escapeText(text, 120)}</code>`;
+}

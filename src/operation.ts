@@ -1,0 +1,44 @@
+/** An operation as the API returns it. Fields beyond these are kept and passed through untouched. */
+export interface Operation {
+  id: string;
+  project_id: string;
+  branch_id?: string;
+  endpoint_id?: string;
+  action: string;
+  status: string;
+  failures_count: number;
+  created_at: string;
+  updated_at: string;
+  total_duration_ms?: number;
+  error?: string;
+  retry_at?: string;
+  [field: string]: unknown;
+}
+
+export interface Project {
+  id: string;
+  name?: string;
+  org_id?: string;
+  [field: string]: unknown;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The API's pattern for project, branch and endpoint ids. */
+export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;
+
+/** True when the value has the fields this action relies on. */
+export function isOperation(value: unknown): value is Operation {
+  if (typeof value !== 'object' || value === null) return false;
+  const op = value as Record<string, unknown>;
+  return (
+    typeof op.id === 'string' &&
+    typeof op.project_id === 'string' &&
+    typeof op.action === 'string' &&
+    typeof op.status === 'string'
+  );
+}
+
+/** The first 8 characters of a UUID: enough to tell operations apart in a log line. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}

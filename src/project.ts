@@ -1,0 +1,30 @@
+import type { NeonClient } from './api-client.js';
+import { InputError } from './settings.js';
+
+/**
+ * The project to watch when none was named: the only one the key can see. A key that sees several
+ * gets an error that lists some of them, so the user can copy the right id.
+ */
+export async function resolveProjectId(
+  client: NeonClient,
+  given: { projectId?: string; orgId?: string },
+  deadline: number
+): Promise<string> {
+  if (given.projectId) return given.projectId;
+  const page = await client.listProjects({ limit: 10, orgId: given.orgId }, deadline);
+  if (page.projects.length === 1) return (page.projects[0] as { id: string }).id;
+  if (page.projects.length === 0) {
+    throw new InputError(
+      "Input 'project_id' is empty and the API key sees no project" +
+        (given.orgId ? ` in organization ${given.orgId}` : '') +
+        '. Set project_id (with a personal key, projects of an organization need org_id).'
+    );
+  }
+  const shown = page.projects.map((p) =>
+    p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id
+  );
+  throw new InputError(
+    `Input 'project_id' is empty and the API key sees ${page.cursor ? 'more than ' : ''}${page.projects.length} ` +
+      `projects: ${shown.join(', ')}${page.cursor ? ', …' : ''}. Set project_id to one of them.`
+  );
+}

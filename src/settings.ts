@@ -1,0 +1,243 @@
+import * as core from '@actions/core';
+import { parseDuration } from './duration.js';
+import { isOperation, type Operation, RESOURCE_ID, UUID } from './operation.js';
+
+/** Everything the action was asked to do, read and checked once before any request is sent. */
+export interface Settings {
+  apiKey: string;
+  apiHost: string;
+  projectId?: string;
+  orgId?: string;
+  branchId?: string;
+  /** Ids to wait for, from `operation_id` and `operations` together, without repeats. */
+  operationIds: string[];
+  /** Operations given in the `operations` input, as the initiating response showed them. */
+  givenOperations: Operation[];
+  wait: boolean;
+  timeoutMs: number;
+  intervalMs: number;
+  failFast: boolean;
+  summary: boolean;
+  summaryLimit: number;
+  commentOnPr: boolean;
+  commentTag: string;
+  githubToken: string;
+}
+
+/** A mistake in the step's `with:` block. The message names the input and the expected form. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+export type InputReader = (name: string) => string;
+
+const readInput: InputReader = (name) => core.getInput(name);
+
+const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
+const MAX_INTERVAL_MS = 3_600_000;
+const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
+
+export function readSettings(input: InputReader = readInput): Settings {
+  const get = (name: string): string => input(name).trim();
+
+  const apiKey = input('api_key');
+  if (apiKey.trim() === '') {
+    throw new InputError(
+      "Input 'api_key' is required: pass a Neon API key from a secret, e.g. api_key: ${{ secrets.NEON_API_KEY }}."
+    );
+  }
+  if (/\s/.test(apiKey.trim())) {
+    throw new InputError("Input 'api_key' must be a single token without spaces or newlines.");
+  }
+
+  const projectId = optionalId('project_id', get('project_id'));
+  const orgId = optionalId('org_id', get('org_id'));
+  const branchId = optionalId('branch_id', get('branch_id'));
+  const idsFromInput = parseOperationIds(get('operation_id'));
+  const givenOperations = parseOperationsJson(get('operations'));
+
+  const projectsOfOperations = new Set(givenOperations.map((op) => op.project_id));
+  if (projectsOfOperations.size > 1) {
+    throw new InputError(
+      `Input 'operations' holds operations of several projects (${[...projectsOfOperations].join(', ')}); ` +
+        'wait for one project per step.'
+    );
+  }
+  const [projectOfOperations] = projectsOfOperations;
+  if (projectId && projectOfOperations && projectOfOperations !== projectId) {
+    throw new InputError(
+      `Input 'operations' belongs to project '${projectOfOperations}', but input 'project_id' is '${projectId}'.`
+    );
+  }
+
+  const timeoutMs = durationInput('timeout', get('timeout') || '10m', 1000, MAX_TIMEOUT_MS, '6h');
+  const intervalMs = durationInput(
+    'interval',
+    get('interval') || '5s',
+    1000,
+    MAX_INTERVAL_MS,
+    '1h'
+  );
+
+  return {
+    apiKey: apiKey.trim(),
+    apiHost: parseApiHost(get('api_host') || DEFAULT_API_HOST),
+    projectId: projectId ?? projectOfOperations,
+    orgId,
+    branchId,
+    operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
+    givenOperations,
+    wait: booleanInput('wait', get('wait'), true),
+    timeoutMs,
+    intervalMs,
+    failFast: booleanInput('fail_fast', get('fail_fast'), false),
+    summary: booleanInput('summary', get('summary'), true),
+    summaryLimit: integerInput('summary_limit', get('summary_limit'), 20, 0, 1000),
+    commentOnPr: booleanInput('comment_on_pr', get('comment_on_pr'), false),
+    commentTag: commentTagInput(get('comment_tag')),
+    githubToken: input('github_token').trim()
+  };
+}
+
+function optionalId(name: string, value: string): string | undefined {
+  if (value === '') return undefined;
+  if (!RESOURCE_ID.test(value)) {
+    throw new InputError(
+      `Input '${name}' must be a Neon id of lower-case letters, digits and hyphens (1 to 60), e.g. ` +
+        `${name === 'branch_id' ? 'br-wispy-meadow-118737' : name === 'org_id' ? 'org-morning-bread-81040908' : 'spring-example-302709'}; got '${printable(value)}'.`
+    );
+  }
+  return value;
+}
+
+export function parseOperationIds(value: string): string[] {
+  if (value === '') return [];
+  const ids = value.split(/[\s,]+/).filter(Boolean);
+  for (const id of ids) {
+    if (!UUID.test(id)) {
+      throw new InputError(
+        `Input 'operation_id' must hold operation ids (UUIDs such as d8ac46eb-a757-42b1-9907-f78322ee394e) ` +
+          `separated by commas, spaces or newlines; '${printable(id)}' is not one.`
+      );
+    }
+  }
+  return [...new Set(ids.map((id) => id.toLowerCase()))];
+}
+
+export function parseOperationsJson(value: string): Operation[] {
+  if (value === '') return [];
+  const expected =
+    "Input 'operations' must be JSON: the body of the response that started the work " +
+    '(an object with an "operations" array) or that array itself';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new InputError(`${expected}; it is not valid JSON (${(error as Error).message}).`);
+  }
+  const list = Array.isArray(parsed)
+    ? parsed
+    : typeof parsed === 'object' &&
+        parsed !== null &&
+        Array.isArray((parsed as { operations?: unknown }).operations)
+      ? (parsed as { operations: unknown[] }).operations
+      : undefined;
+  if (!list) throw new InputError(`${expected}; it has no "operations" array.`);
+  if (list.length === 0) {
+    throw new InputError(
+      `${expected}; its "operations" array is empty, so there is nothing to wait for.`
+    );
+  }
+  return list.map((item, index) => {
+    if (!isOperation(item) || !UUID.test(item.id) || !RESOURCE_ID.test(item.project_id)) {
+      throw new InputError(
+        `${expected}; item ${index} is not an operation (it needs a UUID "id", a "project_id", an "action" and a "status").`
+      );
+    }
+    return { ...item, id: item.id.toLowerCase() };
+  });
+}
+
+function durationInput(
+  name: string,
+  value: string,
+  min: number,
+  max: number,
+  maxText: string
+): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < min || ms > max) {
+    const why = ms === undefined ? 'not a duration' : ms < min ? 'too short' : 'too long';
+    throw new InputError(
+      `Input '${name}' must be a duration from 1s to ${maxText}, such as 90, 90s, 15m, 1h or 1m30s; ` +
+        `'${printable(value)}' is ${why}.`
+    );
+  }
+  return ms;
+}
+
+function booleanInput(name: string, value: string, fallback: boolean): boolean {
+  if (value === '') return fallback;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^(false|no|off)$/i.test(value)) return false;
+  throw new InputError(`Input '${name}' must be true or false; got '${printable(value)}'.`);
+}
+
+function integerInput(
+  name: string,
+  value: string,
+  fallback: number,
+  min: number,
+  max: number
+): number {
+  if (value === '') return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new InputError(
+      `Input '${name}' must be a whole number from ${min} to ${max}; got '${printable(value)}'.`
+    );
+  }
+  return n;
+}
+
+function commentTagInput(value: string): string {
+  if (!/^[\w .:/@+-]{0,100}$/.test(value) || value.includes('--')) {
+    throw new InputError(
+      `Input 'comment_tag' must be up to 100 letters, digits, spaces or . _ : / @ + - (no "--"); got '${printable(value)}'.`
+    );
+  }
+  return value;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+export function parseApiHost(value: string): string {
+  const expected =
+    "Input 'api_host' must be the API's base URL, such as https://console.neon.tech/api/v2 " +
+    '(https; plain http only for 127.0.0.1, ::1 or localhost)';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InputError(`${expected}; '${printable(value)}' is not a URL.`);
+  }
+  if (url.username || url.password) {
+    throw new InputError(`${expected}; it must not hold credentials: pass the key in 'api_key'.`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new InputError(`${expected}; '${url.protocol}//${url.host}' is not allowed.`);
+  }
+  if (url.search || url.hash) {
+    throw new InputError(`${expected}; it must not have a query or a fragment.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** An input value quoted in an error message: bounded, one line. */
+function printable(value: string): string {
+  const flat = value.replace(/\s+/g, ' ');
+  return flat.length > 60 ? `${flat.slice(0, 57)}...` : flat;
+}
