@@ -47,6 +47,8 @@ export interface RequestRecord {
   at: number;
   method: string;
   path: string;
+  /** The request target exactly as sent, to check URL encoding. */
+  target: string;
   query: Record<string, string>;
   status: number;
   key?: string;
@@ -272,6 +274,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       at: clock(),
       method: req.method ?? 'GET',
       path: url.pathname,
+      target: req.url ?? '',
       query: Object.fromEntries(url.searchParams),
       status: 0,
       key,

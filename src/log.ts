@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import { redact } from './redact.js';
+import { truncate } from './text.js';
 
 /**
  * Logging that is safe for text from the API: secrets are redacted, and no line can be read by the
@@ -16,7 +17,7 @@ export function neutralize(text: string): string {
 /** Text from the API shown inside one log line: control characters and newlines folded. */
 export function oneLine(text: string, max = 500): string {
   const flat = text.replace(/\p{Cc}+/gu, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return truncate(flat, max);
 }
 
 export function info(message: string): void {

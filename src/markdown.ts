@@ -1,3 +1,5 @@
+import { truncate } from './text.js';
+
 /**
  * Text from the API is data. In a Markdown table cell it must not close the cell, start a code
  * span, emphasis or a link, or become HTML: every character that could is written as an entity.
@@ -24,10 +26,12 @@ const ENTITY: Record<string, string> = {
 };
 
 export function escapeText(text: string, max = 300): string {
-  let flat = String(text)
-    .replace(/\p{Cc}+/gu, ' ')
-    .trim();
-  if (flat.length > max) flat = `${flat.slice(0, max - 1)}…`;
+  const flat = truncate(
+    String(text)
+      .replace(/\p{Cc}+/gu, ' ')
+      .trim(),
+    max
+  );
   return flat.replace(/[&<>"'|`*_[\]\\~#!:@$]/g, (c) => ENTITY[c] as string);
 }
 

@@ -230,7 +230,7 @@ export function parseApiHost(value: string): string {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new InputError(`${expected}; '${url.protocol}//${url.host}' is not allowed.`);
   }
-  if (url.search || url.hash) {
+  if (url.search || url.hash || /[?#]/.test(value)) {
     throw new InputError(`${expected}; it must not have a query or a fragment.`);
   }
   return url.href.replace(/\/+$/, '');

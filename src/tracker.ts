@@ -9,6 +9,8 @@ import { classifyStatus, isKnownStatus, type Verdict } from './status.js';
 export class OperationTracker {
   private readonly ops = new Map<string, Operation | undefined>();
   private readonly warnedStatuses = new Set<string>();
+  /** Operations the API has answered for at least once: their first answer is always logged. */
+  private readonly fetched = new Set<string>();
 
   constructor(
     ids: readonly string[],
@@ -38,7 +40,10 @@ export class OperationTracker {
     if (!this.ops.has(id)) return;
     const before = this.ops.get(id);
     this.ops.set(id, op);
-    if (before?.status === op.status && before?.failures_count === op.failures_count) return;
+    const first = !this.fetched.has(id);
+    this.fetched.add(id);
+    if (!first && before?.status === op.status && before?.failures_count === op.failures_count)
+      return;
     if (!isKnownStatus(op.status) && !this.warnedStatuses.has(op.status)) {
       this.warnedStatuses.add(op.status);
       log.warning(
@@ -46,7 +51,8 @@ export class OperationTracker {
           'it is treated as in progress.'
       );
     }
-    const change = before ? `${before.status} → ${op.status}` : op.status;
+    const change =
+      before && before.status !== op.status ? `${before.status} → ${op.status}` : op.status;
     const failures = op.failures_count ? ` (failures: ${op.failures_count})` : '';
     const error = op.error ? ` — error: ${log.oneLine(op.error)}` : '';
     log.info(

@@ -31,7 +31,7 @@ export async function waitUntil(
   options: WaitOptions
 ): Promise<WaitResult> {
   const clock = options.clock ?? systemClock;
-  const lead = options.lastCheckLeadMs ?? 1000;
+  const lead = options.lastCheckLeadMs ?? 300;
   let checks = 0;
   try {
     for (;;) {

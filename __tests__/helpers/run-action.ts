@@ -22,8 +22,10 @@ export interface ActionRun {
   outputs: Record<string, string>;
   summary: string;
   durationMs: number;
-  /** Every byte the action wrote: log, outputs file, summary file. */
+  /** Every byte the action wrote (log, outputs file, summary file), less the `::add-mask::` lines the runner consumes. */
   everything: string;
+  /** Values the action asked the runner to mask. */
+  masked: string[];
 }
 
 export interface RunOptions {
@@ -131,13 +133,16 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     outputs: parseOutputFile(outputText),
     summary,
     durationMs,
-    everything: [stdout, stderr, outputText, summary].join('\n')
+    everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
+    masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) => m[1] as string)
   };
 }
 
-/** Lines of the log that the runner would read as workflow commands. */
+/** Lines of the log that the runner would read as workflow commands (but `::add-mask::`, asked for on purpose). */
 export function workflowCommands(stdout: string): string[] {
-  return stdout.split('\n').filter((line) => /^\s*(::|##\[)/.test(line));
+  return stdout
+    .split('\n')
+    .filter((line) => /^\s*(::|##\[)/.test(line) && !line.startsWith('::add-mask::'));
 }
 
 export const uniqueTag = (): string => randomUUID().slice(0, 8);

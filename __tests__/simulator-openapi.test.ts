@@ -1,0 +1,666 @@
+/**
+ * The simulator's answers checked against the official OpenAPI document (API v2) shipped in
+ * `@neondatabase/api-client`: List operations, Get operation, List projects and the error body, plus
+ * the pagination behaviour the document and the service show (newest first, a microsecond cursor,
+ * a cursor on the last page, an empty page past the end).
+ *
+ * If one of these fails, the simulator (or the document) changed: do not loosen the schema here,
+ * find out which side is wrong.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parse } from 'yaml';
+import {
+  branchCreation,
+  DEFAULT_KEY,
+  operation,
+  project,
+  type OperationScript,
+  type Scenario
+} from '../simulator/scenario.js';
+import { startSimulator, type Simulator } from '../simulator/server.js';
+
+// ---------------------------------------------------------------------------------------------
+// The document and the validators
+// ---------------------------------------------------------------------------------------------
+
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, unknown>;
+  components: {
+    schemas: Record<string, { required?: string[]; enum?: string[]; example?: unknown }>;
+    responses: Record<string, unknown>;
+  };
+}
+
+const DOCUMENT_PATH = createRequire(import.meta.url).resolve(
+  '@neondatabase/api-client/public-v2-for-users.gen.yaml'
+);
+const doc = parse(readFileSync(DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
+
+/** JSON pointer escaping for a path segment (`/` → `~1`). */
+const segment = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+const SCHEMA = (name: string): string => `#/components/schemas/${name}`;
+/** The 200 schema of List operations: `allOf` OperationsResponse + PaginationResponse. */
+const LIST_OPERATIONS = '#/components/responses/ListOperations/content/application~1json/schema';
+/** The 200 schema of List projects: ProjectsResponse + PaginationResponse + the two maps. */
+const LIST_PROJECTS = `#/paths/${segment('/projects')}/get/responses/200/content/${segment('application/json')}/schema`;
+
+/**
+ * OpenAPI 3.0 schema objects are JSON Schema plus a few keywords (`nullable`, which Ajv knows,
+ * `example`, `x-*`, `discriminator`...), so `strict: false` lets Ajv ignore the extra ones. The
+ * document itself is not a JSON Schema; wrapping its `components` and `paths` in one under an `$id`
+ * lets `$ref: "#/components/schemas/X"` resolve inside it.
+ */
+function validators(id: string, components: OpenApiDocument['components']) {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: id, components, paths: doc.paths });
+  return (pointer: string): ValidateFunction => ajv.compile({ $ref: `${id}${pointer}` });
+}
+
+const strict = validators('neon', doc.components);
+
+/**
+ * The same document with `total_duration_ms` no longer required on Operation: only for the
+ * scenario's `omitDuration` operations, the one documented deviation (see below).
+ */
+const relaxedComponents = structuredClone(doc.components);
+const relaxedOperation = relaxedComponents.schemas.Operation as { required: string[] };
+relaxedOperation.required = relaxedOperation.required.filter((f) => f !== 'total_duration_ms');
+const relaxed = validators('neon-relaxed', relaxedComponents);
+
+const validate = {
+  operation: strict(SCHEMA('Operation')),
+  operationResponse: strict(SCHEMA('OperationResponse')),
+  listOperations: strict(LIST_OPERATIONS),
+  listProjects: strict(LIST_PROJECTS),
+  projectsResponse: strict(SCHEMA('ProjectsResponse')),
+  pagination: strict(SCHEMA('Pagination')),
+  generalError: strict(SCHEMA('GeneralError')),
+  relaxedOperationResponse: relaxed(SCHEMA('OperationResponse')),
+  relaxedListOperations: relaxed(LIST_OPERATIONS)
+};
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let value = data;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    value =
+      value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
+
+function describeError(error: ErrorObject, data: unknown): string {
+  const value = valueAt(data, error.instancePath);
+  const got = value === null || typeof value !== 'object' ? ` (got ${JSON.stringify(value)})` : '';
+  const allowed =
+    error.keyword === 'enum'
+      ? ` ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`
+      : '';
+  return `${error.instancePath || '/'} ${error.message ?? error.keyword}${allowed}${got}`;
+}
+
+/** Every schema violation, one readable line each (deduplicated): `[]` when valid. */
+function problems(validator: ValidateFunction, data: unknown): string[] {
+  if (validator(data)) return [];
+  return [...new Set((validator.errors ?? []).map((e) => describeError(e, data)))];
+}
+
+const MISSING_DURATION = "must have required property 'total_duration_ms'";
+
+// ---------------------------------------------------------------------------------------------
+// The scenario
+// ---------------------------------------------------------------------------------------------
+
+const ORG = 'org-morning-bread-81040908';
+const ORG_KEY = 'neon-sim-org-key-fedcba9876543210';
+const PROJECT_KEY = 'neon-sim-project-key-0011223344556677';
+const LONELY_KEY = 'neon-sim-lonely-key-8899aabbccddeeff';
+
+const built = branchCreation();
+const PROJECT = built.scenario.projects[0]?.id as string;
+const branch = { branch_id: 'br-main-00112233', endpoint_id: 'ep-main-44556677' };
+
+/** The statuses `branchCreation` leaves out, and one operation without `total_duration_ms`. */
+const extraOps = {
+  failed: operation(
+    PROJECT,
+    'apply_config',
+    [
+      [-5000, 'running'],
+      [-2000, 'failed', { failures_count: 2, error: 'compute did not respond in time' }]
+    ],
+    branch
+  ),
+  error: operation(
+    PROJECT,
+    'create_timeline',
+    [
+      [-8000, 'scheduling'],
+      [-7800, 'running'],
+      [-6000, 'error', { failures_count: 3, error: 'pageserver returned 500: timeline not found' }]
+    ],
+    { branch_id: branch.branch_id }
+  ),
+  cancelling: operation(
+    PROJECT,
+    'suspend_compute',
+    [
+      [-4000, 'running'],
+      [-1000, 'cancelling']
+    ],
+    branch
+  ),
+  cancelled: operation(
+    PROJECT,
+    'start_compute',
+    [
+      [-7000, 'scheduling'],
+      [-6500, 'cancelled']
+    ],
+    // Fields the document does not (yet) list: Operation is open, so they must still validate.
+    { ...branch, extra: { future_field: { nested: true } } }
+  ),
+  skipped: operation(PROJECT, 'check_availability', [[-9000, 'skipped']], branch),
+  noDuration: operation(
+    PROJECT,
+    'start_compute',
+    [
+      [-3000, 'running'],
+      [-2500, 'finished']
+    ],
+    { ...branch, omitDuration: true }
+  ),
+  /** Created after "now": must not be listed or found. */
+  future: operation(PROJECT, 'create_branch', [[60_000, 'running']])
+};
+
+const scenario: Scenario = {
+  keys: {
+    [DEFAULT_KEY]: { kind: 'personal', user: 'user-1', orgs: [ORG] },
+    [ORG_KEY]: { kind: 'organization', org: ORG },
+    [PROJECT_KEY]: { kind: 'project', project: PROJECT },
+    [LONELY_KEY]: { kind: 'personal', user: 'user-2' }
+  },
+  projects: [
+    ...built.scenario.projects,
+    project('shiny-wind-028834', { owner_id: '1232111', org_id: ORG }),
+    project('winter-boat-259881', {
+      owner_id: '1232111',
+      org_id: ORG,
+      region_id: 'aws-eu-central-1'
+    }),
+    project('frosty-field-40572316', { owner_id: '1232111', org_id: ORG })
+  ],
+  operations: [...built.scenario.operations, ...Object.values(extraOps)]
+};
+
+/** The simulator's clock stands still at 0 ms, so every status and duration is deterministic. */
+const NOW = 0;
+const EPOCH = Date.UTC(2025, 5, 2, 10, 0, 0, 262);
+const visibleOps = scenario.operations.filter((op) => op.created <= NOW);
+/** The status the scenario gives the operation at NOW. */
+const statusNow = (op: OperationScript): string =>
+  op.steps.filter((step) => step.at <= NOW).at(-1)?.status ?? 'scheduling';
+const byId = new Map<string, OperationScript>(scenario.operations.map((op) => [op.id, op]));
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------------------------
+
+interface OperationBody {
+  id: string;
+  status: string;
+  created_at: string;
+  failures_count: number;
+  error?: string;
+  retry_at?: string;
+  total_duration_ms?: number;
+  [field: string]: unknown;
+}
+interface ListOperationsBody {
+  operations: OperationBody[];
+  pagination?: { cursor: string };
+}
+interface ListProjectsBody {
+  projects: Array<{ id: string; org_id?: string }>;
+  pagination?: { cursor: string };
+}
+interface Reply<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+let sim: Simulator;
+
+async function get<T = unknown>(
+  path: string,
+  key: string = DEFAULT_KEY,
+  headers: Record<string, string> = {}
+): Promise<Reply<T>> {
+  const res = await fetch(`${sim.url}${path}`, {
+    headers: { Authorization: `Bearer ${key}`, Accept: 'application/json', ...headers }
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`${path}: ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+  return { status: res.status, headers: res.headers, body: body as T };
+}
+
+const opsPath = (query = '', project = PROJECT): string =>
+  `/projects/${project}/operations${query ? `?${query}` : ''}`;
+const opPath = (id: string, project = PROJECT): string => `/projects/${project}/operations/${id}`;
+
+/** Walks List operations with `limit` until an empty page; returns every page. */
+async function walk(limit: number): Promise<Array<Reply<ListOperationsBody>>> {
+  const pages: Array<Reply<ListOperationsBody>> = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
+    const page = await get<ListOperationsBody>(opsPath(query.toString()));
+    pages.push(page);
+    if (page.status !== 200 || page.body.operations.length === 0) return pages;
+    cursor = page.body.pagination?.cursor;
+    if (!cursor) return pages;
+  }
+  throw new Error('pagination did not end after 100 pages');
+}
+
+/**
+ * Strict validation of a List operations body, allowing only the documented deviation: a missing
+ * `total_duration_ms` on the scenario's `omitDuration` operations; the relaxed schema must accept
+ * the whole body.
+ */
+function expectListValid(body: ListOperationsBody): void {
+  const expected = body.operations.flatMap((op, i) =>
+    byId.get(op.id)?.omitDuration ? [`/operations/${i} ${MISSING_DURATION}`] : []
+  );
+  expect(problems(validate.listOperations, body)).toEqual(expected);
+  expect(problems(validate.relaxedListOperations, body)).toEqual([]);
+}
+
+/** `2022-12-07T00:45:05.262011Z`: the cursor format of the document's Pagination example. */
+const MICRO_CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+beforeAll(async () => {
+  sim = await startSimulator({ scenario, clock: () => NOW, epoch: EPOCH });
+  expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+});
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+// ---------------------------------------------------------------------------------------------
+// The harness itself
+// ---------------------------------------------------------------------------------------------
+
+describe('the validation harness', () => {
+  it('reads OpenAPI 3.0.3 with the schemas the simulator stands in for', () => {
+    expect(doc.openapi).toBe('3.0.3');
+    for (const name of [
+      'Operation',
+      'OperationResponse',
+      'OperationsResponse',
+      'PaginationResponse',
+      'Pagination',
+      'ProjectsResponse',
+      'ProjectListItem',
+      'GeneralError'
+    ])
+      expect(doc.components.schemas[name]).toBeDefined();
+    expect(doc.components.schemas.Operation?.required).toContain('total_duration_ms');
+    expect(relaxedComponents.schemas.Operation?.required).not.toContain('total_duration_ms');
+  });
+
+  it("accepts the document's own operation examples", () => {
+    const examples: unknown[] = [];
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (!node || typeof node !== 'object') return;
+      const record = node as Record<string, unknown>;
+      if (typeof record.action === 'string' && typeof record.status === 'string')
+        examples.push(record);
+      Object.values(record).forEach(visit);
+    };
+    visit(doc.paths);
+    visit(doc.components.schemas.Operation?.example);
+    expect(examples.length).toBeGreaterThan(10);
+    for (const example of examples) expect(problems(validate.operation, example)).toEqual([]);
+  });
+
+  it('rejects a deliberately broken operation, naming each fault', () => {
+    const good = sim.render(built.createBranch) as Record<string, unknown>;
+    expect(problems(validate.operationResponse, { operation: good })).toEqual([]);
+    const broken: Record<string, unknown> = {
+      ...good,
+      id: 'not-a-uuid',
+      project_id: 'Restless_Sun',
+      status: 'done',
+      failures_count: '0',
+      created_at: 'yesterday',
+      total_duration_ms: 1.5
+    };
+    delete broken.updated_at;
+    expect(problems(validate.operationResponse, { operation: broken })).toEqual(
+      expect.arrayContaining([
+        "/operation must have required property 'updated_at'",
+        '/operation/id must match format "uuid" (got "not-a-uuid")',
+        expect.stringMatching(/^\/operation\/project_id must match pattern/),
+        expect.stringMatching(/^\/operation\/status must be equal to one of the allowed values/),
+        '/operation/failures_count must be integer (got "0")',
+        '/operation/created_at must match format "date-time" (got "yesterday")',
+        '/operation/total_duration_ms must be integer (got 1.5)'
+      ])
+    );
+    expect(problems(validate.operationResponse, good)).toEqual([
+      "/ must have required property 'operation'"
+    ]);
+  });
+
+  it('rejects broken list, pagination, project and error bodies', () => {
+    expect(problems(validate.listOperations, { operations: {} })).toEqual([
+      '/operations must be array'
+    ]);
+    expect(problems(validate.listOperations, { operations: [], pagination: {} })).toEqual([
+      "/pagination must have required property 'cursor'"
+    ]);
+    expect(problems(validate.pagination, { cursor: '' })).toEqual([
+      '/cursor must NOT have fewer than 1 characters (got "")'
+    ]);
+    expect(
+      problems(validate.listProjects, {
+        projects: [{ id: 'shiny-wind-028834', pg_version: 13 }],
+        applications: {},
+        integrations: { 'shiny-wind-028834': ['slack'] }
+      })
+    ).toEqual(
+      expect.arrayContaining([
+        "/projects/0 must have required property 'owner_id'",
+        '/projects/0/pg_version must be >= 14 (got 13)',
+        expect.stringMatching(/^\/integrations\/shiny-wind-028834\/0 must be equal to one of/)
+      ])
+    );
+    expect(problems(validate.generalError, { message: 7 })).toEqual([
+      "/ must have required property 'code'",
+      '/message must be string (got 7)'
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// List operations and Get operation
+// ---------------------------------------------------------------------------------------------
+
+describe('GET /projects/{project_id}/operations', () => {
+  let all: Reply<ListOperationsBody>;
+
+  beforeAll(async () => {
+    all = await get<ListOperationsBody>(opsPath('limit=1000'));
+  });
+
+  it('answers 200 with JSON', () => {
+    expect(all.status).toBe(200);
+    expect(all.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('matches OperationsResponse + PaginationResponse, with `pagination` present', () => {
+    expectListValid(all.body);
+    expect(problems(validate.pagination, all.body.pagination)).toEqual([]);
+  });
+
+  it('lists exactly the operations created so far', () => {
+    expect(all.body.operations.map((op) => op.id).sort()).toEqual(
+      visibleOps.map((op) => op.id).sort()
+    );
+    expect(all.body.operations.map((op) => op.id)).not.toContain(extraOps.future.id);
+  });
+
+  it('covers every status the document enumerates, failures and error texts included', () => {
+    const statuses = doc.components.schemas.OperationStatus?.enum ?? [];
+    expect(statuses.length).toBeGreaterThanOrEqual(8);
+    expect([...new Set(all.body.operations.map((op) => op.status))].sort()).toEqual(
+      [...statuses].sort()
+    );
+    const failed = all.body.operations.filter((op) => op.failures_count > 0 && op.error);
+    expect(failed.map((op) => op.status).sort()).toEqual(['error', 'failed']);
+    for (const op of failed) expect(op.retry_at).toEqual(expect.any(String));
+    const extra = all.body.operations.find((op) => op.id === extraOps.cancelled.id);
+    expect(extra?.future_field).toEqual({ nested: true });
+  });
+
+  it('leaves out total_duration_ms only where the scenario says so (a documented deviation)', () => {
+    const missing = all.body.operations.filter((op) => op.total_duration_ms === undefined);
+    expect(missing.map((op) => op.id)).toEqual([extraOps.noDuration.id]);
+    // The strict document refuses it: `total_duration_ms` is required on Operation...
+    const alone = { operations: missing, pagination: all.body.pagination };
+    expect(problems(validate.listOperations, alone)).toEqual([`/operations/0 ${MISSING_DURATION}`]);
+    // ...and nothing else is wrong with it.
+    expect(problems(validate.relaxedListOperations, alone)).toEqual([]);
+  });
+
+  it.each([1, 3, 5, 7])('validates every page with limit=%i', async (limit) => {
+    const pages = await walk(limit);
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      expectListValid(page.body);
+      expect(page.body.operations.length).toBeLessThanOrEqual(limit);
+    }
+  });
+});
+
+describe('GET /projects/{project_id}/operations/{operation_id}', () => {
+  it.each(visibleOps.map((op, i) => [i, op.action, statusNow(op), op.id] as const))(
+    'matches OperationResponse: #%i %s (%s)',
+    async (_index, _action, _status, id) => {
+      const reply = await get<{ operation: OperationBody }>(opPath(id));
+      expect(reply.status).toBe(200);
+      if (byId.get(id)?.omitDuration) {
+        expect(problems(validate.operationResponse, reply.body)).toEqual([
+          `/operation ${MISSING_DURATION}`
+        ]);
+        expect(problems(validate.relaxedOperationResponse, reply.body)).toEqual([]);
+      } else {
+        expect(problems(validate.operationResponse, reply.body)).toEqual([]);
+      }
+      // The same body the list gives.
+      const list = await get<ListOperationsBody>(opsPath('limit=1000'));
+      expect(list.body.operations.find((op) => op.id === id)).toEqual(reply.body.operation);
+    }
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+// ---------------------------------------------------------------------------------------------
+
+describe('pagination of List operations', () => {
+  const limit = 5;
+  let pages: Array<Reply<ListOperationsBody>>;
+
+  beforeAll(async () => {
+    pages = await walk(limit);
+  });
+
+  it('uses the cursor format of the document', () => {
+    const example = doc.components.schemas.Pagination?.example as { cursor: string };
+    expect(example.cursor).toMatch(MICRO_CURSOR);
+  });
+
+  it('walks newest first without gaps or repeats, as one big page would', async () => {
+    const walked = pages.flatMap((p) => p.body.operations);
+    const single = await get<ListOperationsBody>(opsPath('limit=1000'));
+    expect(walked.map((op) => op.id)).toEqual(single.body.operations.map((op) => op.id));
+    expect(new Set(walked.map((op) => op.id)).size).toBe(visibleOps.length);
+    const created = walked.map((op) => (byId.get(op.id) as OperationScript).created);
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    const createdAt = walked.map((op) => Date.parse(op.created_at));
+    expect(createdAt).toEqual([...createdAt].sort((a, b) => b - a));
+  });
+
+  it('gives as cursor the created_at of the last operation, in microseconds', () => {
+    const full = pages.filter((p) => p.body.operations.length > 0);
+    expect(full.length).toBeGreaterThan(1);
+    const cursors: string[] = [];
+    for (const page of full) {
+      const cursor = page.body.pagination?.cursor as string;
+      expect(cursor).toMatch(MICRO_CURSOR);
+      const last = page.body.operations.at(-1) as OperationBody;
+      // created_at has whole seconds; the cursor is the same instant with its microseconds.
+      expect(`${cursor.slice(0, 19)}Z`).toBe(last.created_at);
+      cursors.push(cursor);
+    }
+    // Strictly older page after page (same-length ISO strings sort as instants).
+    expect(cursors).toEqual([...new Set(cursors)].sort().reverse());
+  });
+
+  it('keeps a cursor on the last, short page', () => {
+    expect(visibleOps.length % limit).not.toBe(0);
+    const full = pages.filter((p) => p.body.operations.length > 0);
+    const last = full.at(-1) as Reply<ListOperationsBody>;
+    expect(last.body.operations).toHaveLength(visibleOps.length % limit);
+    expect(problems(validate.pagination, last.body.pagination)).toEqual([]);
+  });
+
+  it('answers an empty page past the end', async () => {
+    const full = pages.filter((p) => p.body.operations.length > 0);
+    const cursor = full.at(-1)?.body.pagination?.cursor as string;
+    const past = pages.at(-1) as Reply<ListOperationsBody>;
+    expect(past).not.toBe(full.at(-1));
+    expect(past.status).toBe(200);
+    expect(past.body.operations).toEqual([]);
+    expectListValid(past.body);
+    // Asked again explicitly, with the last cursor.
+    const again = await get<ListOperationsBody>(
+      opsPath(new URLSearchParams({ limit: String(limit), cursor }).toString())
+    );
+    expect(again.status).toBe(200);
+    expect(again.body.operations).toEqual([]);
+    expectListValid(again.body);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// List projects
+// ---------------------------------------------------------------------------------------------
+
+describe('GET /projects', () => {
+  it.each([
+    ['a personal key', DEFAULT_KEY, '', [PROJECT]],
+    [
+      'a personal key with org_id',
+      DEFAULT_KEY,
+      `?org_id=${ORG}`,
+      ['frosty-field-40572316', 'shiny-wind-028834', 'winter-boat-259881']
+    ],
+    [
+      'an organization key',
+      ORG_KEY,
+      '',
+      ['frosty-field-40572316', 'shiny-wind-028834', 'winter-boat-259881']
+    ],
+    [
+      'an organization key with its org_id',
+      ORG_KEY,
+      `?org_id=${ORG}`,
+      ['frosty-field-40572316', 'shiny-wind-028834', 'winter-boat-259881']
+    ],
+    ['a project key', PROJECT_KEY, '', [PROJECT]],
+    ['a personal key without projects', LONELY_KEY, '', []]
+  ])('matches ProjectsResponse for %s', async (_name, key, query, ids) => {
+    const reply = await get<ListProjectsBody>(`/projects${query}`, key);
+    expect(reply.status).toBe(200);
+    expect(problems(validate.listProjects, reply.body)).toEqual([]);
+    expect(problems(validate.projectsResponse, reply.body)).toEqual([]);
+    expect(reply.body.projects.map((p) => p.id)).toEqual(ids);
+    if (ids.length > 0) expect(problems(validate.pagination, reply.body.pagination)).toEqual([]);
+    if (key === ORG_KEY || query) for (const p of reply.body.projects) expect(p.org_id).toBe(ORG);
+  });
+
+  it('validates every page with limit=1, and pages through all of them', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const query = new URLSearchParams({ limit: '1', ...(cursor ? { cursor } : {}) });
+      const reply = await get<ListProjectsBody>(`/projects?${query}`, ORG_KEY);
+      expect(reply.status).toBe(200);
+      expect(problems(validate.listProjects, reply.body)).toEqual([]);
+      if (reply.body.projects.length === 0) break;
+      expect(problems(validate.pagination, reply.body.pagination)).toEqual([]);
+      seen.push(...reply.body.projects.map((p) => p.id));
+      cursor = reply.body.pagination?.cursor;
+    }
+    expect(seen).toEqual(['frosty-field-40572316', 'shiny-wind-028834', 'winter-boat-259881']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+describe('error responses', () => {
+  afterAll(() => {
+    sim.clearFaults();
+    sim.setRateLimit(undefined);
+  });
+
+  function expectGeneralError(reply: Reply<unknown>, status: number, requestId?: string): void {
+    expect(reply.status).toBe(status);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(problems(validate.generalError, reply.body)).toEqual([]);
+    const body = reply.body as { message: string; request_id?: string };
+    expect(body.message.length).toBeGreaterThan(0);
+    if (requestId) expect(body.request_id).toBe(requestId);
+  }
+
+  it.each([
+    ['401 for a bad key', 401, opsPath(), 'neon-not-a-key'],
+    ['401 for a bad key on /projects', 401, '/projects', 'neon-not-a-key'],
+    ['404 for an unknown project', 404, opsPath('', 'no-such-project-00000000'), DEFAULT_KEY],
+    ['404 for a project of another account', 404, opsPath(), LONELY_KEY],
+    ['404 for an unknown operation', 404, opPath(randomUUID()), DEFAULT_KEY],
+    ['404 for an operation not created yet', 404, opPath(extraOps.future.id), DEFAULT_KEY],
+    ['400 for limit=5000', 400, opsPath('limit=5000'), DEFAULT_KEY],
+    ['400 for limit=0', 400, opsPath('limit=0'), DEFAULT_KEY],
+    ['400 for a malformed cursor', 400, opsPath('cursor=yesterday'), DEFAULT_KEY],
+    ['400 for projects with limit=401', 400, '/projects?limit=401', DEFAULT_KEY],
+    ['403 for an organization the key is not in', 403, '/projects?org_id=org-other-1', ORG_KEY]
+  ])('matches GeneralError: %s', async (_name, status, path, key) => {
+    const requestId = `req-${randomUUID()}`;
+    const reply = await get(path, key, { 'X-Request-ID': requestId });
+    expectGeneralError(reply, status, requestId);
+  });
+
+  it('matches GeneralError: 429 injected, with Retry-After', async () => {
+    sim.inject(
+      { kind: 'status', status: 429, retryAfter: '3' },
+      { times: 1, match: '/operations' }
+    );
+    const reply = await get(opsPath('limit=1'));
+    expectGeneralError(reply, 429);
+    expect(reply.headers.get('retry-after')).toBe('3');
+    // One request only: the next one goes through.
+    expect((await get(opsPath('limit=1'))).status).toBe(200);
+  });
+
+  it('matches GeneralError: 429 from the rate limit', async () => {
+    sim.setRateLimit({ perSecond: 1, retryAfter: true });
+    expect((await get('/projects')).status).toBe(200);
+    const reply = await get('/projects');
+    expectGeneralError(reply, 429);
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+    sim.setRateLimit(undefined);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import { aggregateStatus, classifyStatus, isKnownStatus } from '../src/status.js';
+
+/** Every value of the API's OperationStatus enum. */
+const OFFICIAL = [
+  'scheduling',
+  'running',
+  'finished',
+  'failed',
+  'error',
+  'cancelling',
+  'cancelled',
+  'skipped'
+] as const;
+
+describe('classifyStatus', () => {
+  it.each([
+    // status, without fail_fast, with fail_fast
+    ['scheduling', 'pending', 'pending'],
+    ['running', 'pending', 'pending'],
+    ['finished', 'success', 'success'],
+    ['failed', 'pending', 'failure'],
+    ['error', 'failure', 'failure'],
+    ['cancelling', 'pending', 'pending'],
+    ['cancelled', 'failure', 'failure'],
+    ['skipped', 'success', 'success'],
+    ['some_new_status', 'pending', 'pending'],
+    ['', 'pending', 'pending']
+  ])('%j is %s, and %s with fail_fast', (status, plain, failFast) => {
+    expect(classifyStatus(status, false)).toBe(plain);
+    expect(classifyStatus(status, true)).toBe(failFast);
+  });
+
+  it('covers every official status in the table above', () => {
+    for (const status of OFFICIAL) expect(isKnownStatus(status)).toBe(true);
+  });
+});
+
+describe('isKnownStatus', () => {
+  it.each(OFFICIAL)('knows %s', (status) => expect(isKnownStatus(status)).toBe(true));
+
+  it.each(['some_new_status', '', 'FINISHED', 'Running', ' finished', 'timeout'])(
+    'does not know %j',
+    (status) => expect(isKnownStatus(status)).toBe(false)
+  );
+});
+
+describe('aggregateStatus', () => {
+  it.each([
+    [['finished'], 'finished'],
+    [['skipped'], 'skipped'],
+    [['skipped', 'skipped', 'skipped'], 'skipped'],
+    [['skipped', 'finished'], 'finished'],
+    [['finished', 'skipped'], 'finished'],
+    [['failed', 'finished', 'skipped'], 'failed'],
+    [['finished', 'cancelled', 'failed'], 'cancelled'],
+    [['cancelled', 'error', 'failed'], 'error'],
+    [['error', 'timeout', 'cancelled'], 'timeout'],
+    [['finished', 'timeout'], 'timeout'],
+    [['finished', 'running'], 'running'],
+    [['scheduling', 'finished', 'skipped'], 'scheduling'],
+    [['cancelling', 'finished'], 'cancelling'],
+    [['running', 'failed'], 'failed'],
+    [['running', 'error'], 'error']
+  ])('%j gives %s', (statuses, expected) => {
+    expect(aggregateStatus(statuses)).toBe(expected);
+  });
+
+  it('ranks timeout > error > cancelled > failed > finished > skipped whatever the order', () => {
+    const ranked = ['timeout', 'error', 'cancelled', 'failed', 'finished', 'skipped'];
+    for (let i = 0; i < ranked.length; i++) {
+      const worst = ranked[i] as string;
+      const rest = ranked.slice(i);
+      expect(aggregateStatus(rest)).toBe(worst);
+      expect(aggregateStatus([...rest].reverse())).toBe(worst);
+    }
+  });
+
+  it('puts any in-progress status above finished and skipped', () => {
+    for (const status of ['scheduling', 'running', 'cancelling']) {
+      expect(aggregateStatus(['finished', status, 'skipped'])).toBe(status);
+    }
+  });
+});
