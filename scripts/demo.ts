@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
 import { startSimulator } from '../simulator/server.js';
 
@@ -55,7 +56,11 @@ console.log('──── log ────');
 const code = await new Promise<number | null>((done) => {
   const child = spawn(process.execPath, [join(root, 'dist', 'index.js')], {
     env,
-    stdio: ['ignore', 'inherit', 'inherit']
+    stdio: ['ignore', 'pipe', 'inherit']
+  });
+  // The runner consumes `::add-mask::` commands instead of printing them; so does this demo.
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (!line.startsWith('::add-mask::')) console.log(line);
   });
   child.on('close', done);
 });
@@ -64,7 +69,11 @@ await sim.close();
 console.log('\n──── outputs ($GITHUB_OUTPUT) ────');
 const outputs = readFileSync(files.output, 'utf8')
   .replace(/^ghadelimiter_.*$/gm, '')
-  .replace(/<<ghadelimiter_.*$/gm, ':');
+  .replace(/<<ghadelimiter_.*$/gm, ':')
+  .replace(
+    /^summary:\n[\s\S]*?(?=^comment_url:)/m,
+    'summary:\n(the same Markdown as the job summary below)\n'
+  );
 console.log(outputs.replace(/\n{2,}/g, '\n').trim());
 console.log('\n──── job summary ($GITHUB_STEP_SUMMARY) ────');
 console.log(readFileSync(files.summary, 'utf8'));

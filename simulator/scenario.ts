@@ -21,7 +21,7 @@ export interface OperationScript {
   created: number;
   /** Status changes in time order; the first usually at `created`. */
   steps: StepScript[];
-  /** Leave out `total_duration_ms`, as the docs' own examples do. */
+  /** Leave out `total_duration_ms`: the schema requires it, but some of the service's published examples lack it. */
   omitDuration?: boolean;
   /** Fields the action does not know; they must come back untouched in its outputs. */
   extra?: Record<string, unknown>;

@@ -9,11 +9,13 @@ import { setOutputs } from './outputs.js';
 import { resolveProjectId } from './project.js';
 import { redact, registerSecret } from './redact.js';
 import { OperationRefresher, ProjectRefresher } from './refresh.js';
-import { type Report, WAIT_STATUS } from './report.js';
+import { type Report, stableView, WAIT_STATUS } from './report.js';
 import { pollDelay } from './schedule.js';
 import { InputError, readSettings, type Settings } from './settings.js';
 import { aggregateStatus, classifyStatus, isInProgress } from './status.js';
-import { renderSummary } from './summary.js';
+import { COMMENT_LIMIT, renderSummary } from './summary.js';
+import { upsertComment } from './comment.js';
+import { fetchRecentOperations } from './recent.js';
 import { OperationTracker } from './tracker.js';
 import { type CheckState, waitUntil } from './watcher.js';
 
@@ -86,6 +88,14 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     report.requests = client.requests;
   }
 
+  if (
+    settings.summary &&
+    settings.summaryLimit > 0 &&
+    report.projectId &&
+    report.status !== WAIT_STATUS.aborted
+  ) {
+    await addRecentOperations(settings, client, report);
+  }
   const summary = settings.summary ? renderSummary(report) : '';
   if (summary) {
     try {
@@ -94,13 +104,52 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
       log.warning(`Could not write the job summary: ${(error as Error).message}`);
     }
   }
-  setOutputs(report, summary, '');
+  let commentUrl = '';
+  if (settings.commentOnPr && report.status !== WAIT_STATUS.aborted) {
+    const comment = await upsertComment({
+      token: settings.githubToken,
+      tag: settings.commentTag,
+      body: redact(renderSummary(report, COMMENT_LIMIT)),
+      digestSource: stableView(report),
+      eventName: process.env.GITHUB_EVENT_NAME ?? '',
+      eventPath: process.env.GITHUB_EVENT_PATH,
+      repository: process.env.GITHUB_REPOSITORY
+    });
+    commentUrl = comment?.url ?? '';
+  }
+  setOutputs(report, summary, commentUrl);
   if (report.failure) log.fail(report.failure);
   else
     log.info(
       `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
     );
   await dispatcher.destroy().catch(() => undefined);
+}
+
+/** The project's recent operations for the summary; a failure here only leaves them out. */
+async function addRecentOperations(
+  settings: Settings,
+  client: NeonClient,
+  report: Report
+): Promise<void> {
+  // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
+  const now = Date.now();
+  const deadline = Math.min(
+    now + 10_000,
+    Math.max(report.startedAt + settings.timeoutMs, now + 3000)
+  );
+  const before = client.requests;
+  try {
+    report.recent = await fetchRecentOperations(client, report.projectId as string, {
+      limit: settings.summaryLimit,
+      branchId: settings.branchId,
+      deadline
+    });
+  } catch (error) {
+    report.recentError = (error as Error).message;
+  } finally {
+    report.requests += client.requests - before;
+  }
 }
 
 async function watch(

@@ -1,8 +1,15 @@
+import { actionName, ago, operationDurationMs, statusCounts, utc } from './display.js';
 import { formatDuration } from './duration.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from './operation.js';
 import type { Report } from './report.js';
-import { classifyStatus } from './status.js';
+import { renderTimeline } from './timeline.js';
+import { ACTION_NAME, ACTION_VERSION } from './version.js';
+
+/** GitHub refuses a step summary over 1 MiB; stay well under it. */
+export const STEP_SUMMARY_LIMIT = 1_000_000;
+/** GitHub refuses an issue comment over 65,536 characters; the marker needs a little room. */
+export const COMMENT_LIMIT = 65_000;
 
 const MARKER: Record<string, string> = {
   finished: '✅',
@@ -21,16 +28,55 @@ const MARKER: Record<string, string> = {
   input_error: '❌'
 };
 
+const LABEL: Record<string, string> = {
+  timeout: 'timed out',
+  aborted: 'cancelled with the job',
+  api_error: 'API error',
+  input_error: 'input error',
+  busy: 'busy (work in progress)'
+};
+
+const FULL_ERROR_CHARS = 300;
+
 export function statusMarker(status: string): string {
   return MARKER[status] ?? '❔';
 }
 
-/** The job summary (and `summary` output) as Markdown. Every string from the API is escaped. */
-export function renderSummary(report: Report): string {
+interface Shape {
+  /** Longest error text in a table cell. */
+  errorChars: number;
+  /** Rows of recent operations shown. */
+  recentRows: number;
+  timeline: boolean;
+}
+
+/**
+ * The job summary (also the `summary` output and the PR comment) as Markdown, at most `maxChars`
+ * long: long texts are cut first, then rows of recent operations, then the timeline, and the
+ * summary says what was left out. Every string from the API is escaped.
+ */
+export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): string {
+  const recentCount = report.recent?.operations.length ?? 0;
+  let shape: Shape = { errorChars: FULL_ERROR_CHARS, recentRows: recentCount, timeline: true };
+  for (;;) {
+    const text = render(report, shape);
+    if (byteLength(text) <= maxChars) return text;
+    if (shape.errorChars > 80) shape = { ...shape, errorChars: 80 };
+    else if (shape.recentRows > 0)
+      shape = { ...shape, recentRows: Math.floor(shape.recentRows / 2) };
+    else if (shape.timeline) shape = { ...shape, timeline: false };
+    else if (shape.errorChars > 0) shape = { ...shape, errorChars: 0 };
+    else return cut(text, maxChars);
+  }
+}
+
+function render(report: Report, shape: Shape): string {
+  const now = report.finishedAt;
   const lines: string[] = [];
   const subject = report.mode === 'project' ? 'project activity' : 'operations';
+  const status = report.status || 'unknown';
   lines.push(
-    `### ${statusMarker(report.status)} Neon ${subject}: ${escapeText(report.status || 'unknown')}`,
+    `### ${statusMarker(status)} Neon ${subject}: ${escapeText(LABEL[status] ?? status)}`,
     ''
   );
   const facts = [
@@ -42,41 +88,128 @@ export function renderSummary(report: Report): string {
     `${report.requests} API request${report.requests === 1 ? '' : 's'}`
   ].filter(Boolean);
   lines.push(facts.join(' · '), '');
-  if (report.failure) lines.push(`> ${escapeText(report.failure, 2000)}`, '');
-  if (report.operations.length > 0) {
-    lines.push(...operationsTable(report.operations, report.finishedAt), '');
+  if (report.failure)
+    lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');
+
+  const awaited = report.operations.filter(
+    (op) => op.action !== undefined || op.status !== undefined
+  );
+  if (awaited.length > 0) {
+    lines.push(
+      `#### ${report.mode === 'project' ? 'Operations seen in progress' : 'Awaited operations'} (${escapeText(statusCounts(awaited))})`,
+      '',
+      ...operationsTable(awaited, now, shape.errorChars),
+      ''
+    );
   } else if (report.mode === 'project' && !report.failure) {
     lines.push('No operation was in progress.', '');
+  } else if (report.operations.length > 0) {
+    lines.push(`Awaited: ${report.operations.map((op) => code(op.id)).join(', ')} (not seen).`, '');
   }
+
+  const recent = report.recent;
+  if (recent && recent.operations.length > 0) {
+    const shown = recent.operations.slice(0, shape.recentRows);
+    const scope = report.branchId ? ` on branch ${code(report.branchId)}` : '';
+    lines.push(
+      `#### Recent operations${scope} (${escapeText(statusCounts(recent.operations))})`,
+      ''
+    );
+    if (shown.length > 0) lines.push(...operationsTable(shown, now, shape.errorChars), '');
+    if (shown.length < recent.operations.length) {
+      lines.push(
+        `_${recent.operations.length - shown.length} older rows were left out to keep this summary within GitHub's size limit._`,
+        ''
+      );
+    }
+  } else if (recent) {
+    lines.push(
+      `#### Recent operations`,
+      '',
+      report.branchId ? 'None on this branch.' : 'None.',
+      ''
+    );
+  }
+  if (recent?.scanStopped) {
+    lines.push(
+      `_Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist._`,
+      ''
+    );
+  }
+  if (shape.errorChars < FULL_ERROR_CHARS) {
+    lines.push(
+      shape.errorChars > 0
+        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this summary within GitHub's size limit._`
+        : "_Error texts were left out to keep this summary within GitHub's size limit._",
+      ''
+    );
+  }
+  if (report.recentError)
+    lines.push(
+      `_Recent operations could not be loaded: ${escapeText(report.recentError, 300)}_`,
+      ''
+    );
+
+  if (shape.timeline) {
+    const timeline = renderTimeline(
+      awaited,
+      recent?.operations.slice(0, shape.recentRows) ?? [],
+      now
+    );
+    if (timeline.length)
+      lines.push(
+        '<details open><summary>Timeline (UTC)</summary>',
+        '',
+        ...timeline,
+        '',
+        '</details>',
+        ''
+      );
+  }
+  lines.push(`<sub>${utc(now)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
   return lines.join('\n');
 }
 
-export function operationsTable(ops: readonly Operation[], now: number): string[] {
+export function operationsTable(
+  ops: readonly Operation[],
+  now: number,
+  errorChars = 300
+): string[] {
   const rows = [
-    '| Status | Operation | ID | Branch | Endpoint | Failures | Duration | Error |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |'
+    '| Status | Operation | ID | Branch | Endpoint | Failures | Duration | Created | Error |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'
   ];
   for (const op of ops) {
-    rows.push(
-      `| ${statusMarker(op.status)} ${escapeText(op.status ?? 'not seen')} | ${escapeText(op.action ?? '')} | ` +
-        `<code title="${escapeText(op.id)}">${escapeText(op.id.slice(0, 8))}</code> | ` +
-        `${op.branch_id ? code(op.branch_id) : ''} | ${op.endpoint_id ? code(op.endpoint_id) : ''} | ` +
-        `${op.failures_count ?? ''} | ${duration(op, now)} | ${op.error ? escapeText(op.error) : ''} |`
-    );
+    const status = op.status ?? 'not seen';
+    const created = Date.parse(op.created_at);
+    const duration = operationDurationMs(op, now);
+    const cells = [
+      `${statusMarker(status)} ${escapeText(status, 40)}`,
+      op.action
+        ? `${escapeText(actionName(op.action), 60)}<br><sub>${escapeText(op.action, 60)}</sub>`
+        : '',
+      `<code title="${escapeText(op.id, 60)}">${escapeText(op.id.slice(0, 8))}</code>`,
+      op.branch_id ? code(op.branch_id) : '',
+      op.endpoint_id ? code(op.endpoint_id) : '',
+      op.failures_count === undefined ? '' : escapeText(String(op.failures_count), 12),
+      duration === undefined ? '' : formatDuration(duration),
+      Number.isNaN(created) ? '' : `${ago(created, now)}<br><sub>${utc(created)}</sub>`,
+      op.error && errorChars > 0 ? escapeText(op.error, errorChars) : ''
+    ];
+    rows.push(`| ${cells.join(' | ')} |`);
   }
   return rows;
 }
 
-/** `total_duration_ms` when the API gives it, else from the timestamps (to now while in progress). */
-export function operationDurationMs(op: Operation, now: number): number | undefined {
-  if (typeof op.total_duration_ms === 'number') return op.total_duration_ms;
-  const created = Date.parse(op.created_at);
-  if (Number.isNaN(created)) return undefined;
-  const end = classifyStatus(op.status, false) === 'pending' ? now : Date.parse(op.updated_at);
-  return Number.isNaN(end) ? undefined : Math.max(0, end - created);
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
-function duration(op: Operation, now: number): string {
-  const ms = operationDurationMs(op, now);
-  return ms === undefined ? '' : formatDuration(ms);
+/** Last resort: cut at a line boundary and say so. */
+function cut(text: string, maxChars: number): string {
+  const note = "\n\n_The rest of this summary was cut to fit GitHub's size limit._\n";
+  let end = Math.max(0, maxChars - note.length - 16);
+  while (end > 0 && byteLength(text.slice(0, end)) > maxChars - note.length)
+    end = Math.floor(end * 0.9);
+  return text.slice(0, text.lastIndexOf('\n', end) + 1) + note;
 }

@@ -1,0 +1,283 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
+import { operation, type OperationScript } from '../../simulator/scenario.js';
+import type { Simulator } from '../../simulator/server.js';
+import { runAction, workflowCommands } from '../helpers/run-action.js';
+import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+
+let sim: Simulator | undefined;
+let github: FakeGitHub | undefined;
+afterEach(async () => {
+  await sim?.close();
+  await github?.close();
+  sim = undefined;
+  github = undefined;
+});
+
+const PR_EVENT = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
+const BOT_TOKEN = 'ghs_actions_token';
+const USER_TOKEN = 'ghp_user_token';
+const READ_ONLY_TOKEN = 'ghs_fork_token';
+
+function history(
+  count: number,
+  fields: Partial<OperationScript> = {},
+  error?: string
+): OperationScript[] {
+  return Array.from({ length: count }, (_, i) =>
+    operation(
+      PROJECT,
+      i % 3 ? 'check_availability' : 'apply_config',
+      [
+        [-10_000 - i * 60_000, 'running'],
+        [-9_000 - i * 60_000, i % 7 === 3 ? 'error' : 'finished', error ? { error } : {}]
+      ],
+      { branch_id: 'br-main', ...fields }
+    )
+  );
+}
+
+const listRequests = (s: Simulator) => s.requests.filter((r) => r.path.endsWith('/operations'));
+
+async function fakeGitHub(): Promise<FakeGitHub> {
+  return startFakeGitHub({
+    [BOT_TOKEN]: { author: 'github-actions[bot]' },
+    [USER_TOKEN]: { login: 'octocat', author: 'octocat' },
+    [READ_ONLY_TOKEN]: { author: 'github-actions[bot]', readOnly: true }
+  });
+}
+
+function inputs(s: Simulator, more: Record<string, string>): { inputs: Record<string, string> } {
+  return {
+    inputs: { api_key: DEFAULT_KEY, api_host: s.url, interval: '1s', timeout: '20s', ...more }
+  };
+}
+
+describe('job summary', () => {
+  it('shows the awaited operations, the recent ones and a timeline, with one List request for summary_limit', async () => {
+    const op = operation(
+      PROJECT,
+      'create_branch',
+      [
+        [0, 'running'],
+        [700, 'finished']
+      ],
+      { branch_id: 'br-new' }
+    );
+    sim = await simulate([op, ...history(60)]);
+    const run = await runAction(
+      inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '25' })
+    );
+    expect(run.code).toBe(0);
+    expect(run.summary).toContain('Neon operations: finished');
+    expect(run.summary).toContain('#### Awaited operations (1 finished)');
+    expect(run.summary).toMatch(/#### Recent operations \(\d+ finished · \d+ error\)/);
+    expect(run.summary).toContain('Create branch<br><sub>create&#95;branch</sub>');
+    expect(run.summary).toContain(`<code title="${op.id}">${op.id.slice(0, 8)}</code>`);
+    expect(run.summary).toContain('```mermaid\ngantt');
+    expect(run.summary).toMatch(/UTC/);
+    const recentRows = run.summary
+      .split('#### Recent operations')[1]
+      ?.split('\n')
+      .filter((l) => l.startsWith('| ✅') || l.startsWith('| ❌'));
+    expect(recentRows).toHaveLength(25);
+    expect(listRequests(sim)).toHaveLength(1);
+    expect(listRequests(sim)[0]?.query).toEqual({ limit: '25' });
+    expect(run.outputs.summary?.trim()).toBe(run.summary.trim());
+  });
+
+  it('sends no List request with summary_limit 0 and no summary with summary: false', async () => {
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op, ...history(5)]);
+    const none = await runAction(
+      inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '0' })
+    );
+    expect(none.summary).not.toContain('Recent operations');
+    expect(listRequests(sim)).toHaveLength(0);
+    const off = await runAction(
+      inputs(sim, { operation_id: op.id, project_id: PROJECT, summary: 'false' })
+    );
+    expect(off.summary).toBe('');
+    expect(off.outputs.summary).toBe('');
+  });
+
+  it('with branch_id pages with the cursor, filters, and stops on the short last page', async () => {
+    const mine = history(3, { branch_id: 'br-mine' });
+    sim = await simulate([...history(250), ...mine]);
+    const run = await runAction(
+      inputs(sim, { project_id: PROJECT, branch_id: 'br-mine', summary_limit: '10' })
+    );
+    expect(run.code).toBe(0);
+    const pages = listRequests(sim).slice(-2);
+    expect(pages[0]?.query.cursor).toBeUndefined();
+    expect(pages[1]?.query.cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(pages[1]?.target).toContain('%3A');
+    const recent = run.summary.split('#### Recent operations')[1] ?? '';
+    expect(recent).toContain('on branch <code>br-mine</code>');
+    for (const op of mine) expect(recent).toContain(op.id.slice(0, 8));
+    expect(recent).not.toContain('br-main');
+  });
+
+  it('says so when the bounded branch scan stopped before finding them all', async () => {
+    sim = await simulate([
+      ...history(1100),
+      ...history(2, { branch_id: 'br-old' }).map((op) => ({
+        ...op,
+        created: op.created - 9e8,
+        steps: op.steps.map((s) => ({ ...s, at: s.at - 9e8 }))
+      }))
+    ]);
+    const run = await runAction(
+      inputs(sim, { project_id: PROJECT, branch_id: 'br-old', summary_limit: '5', timeout: '30s' })
+    );
+    expect(run.summary).toContain(
+      'Only the newest 1000 operations of the project were scanned for this branch'
+    );
+  });
+
+  it('escapes text from the API so it cannot break the table or inject markup', async () => {
+    const evil =
+      '<img src=x onerror=alert(1)> | `rm -rf` **bold** [link](http://x)\n| new row |\n<script>x</script>';
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [300, 'error', { error: evil }]
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { operation_id: op.id, project_id: PROJECT }));
+    expect(run.code).toBe(1);
+    expect(run.summary).not.toMatch(/<img|<script|\*\*bold|\[link\]|`rm/);
+    const table = run.summary.split('\n').filter((l) => l.startsWith('|'));
+    const columns = (line: string) => line.split('|').length;
+    for (const line of table) expect(columns(line)).toBe(columns(table[0] as string));
+    expect(run.summary).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('is written on timeout and stays under 1 MiB with 1000 rows of long errors, saying what was left out', async () => {
+    const stuck = operation(PROJECT, 'create_branch', [[0, 'running']]);
+    const noisy = history(1000, {}, '<&>'.repeat(400));
+    sim = await simulate([stuck, ...noisy]);
+    const run = await runAction(
+      inputs(sim, {
+        operation_id: stuck.id,
+        project_id: PROJECT,
+        timeout: '2s',
+        summary_limit: '1000'
+      })
+    );
+    expect(run.outputs.status).toBe('timeout');
+    expect(Buffer.byteLength(run.summary)).toBeLessThan(1024 * 1024);
+    expect(run.summary).toContain('Neon operations: timed out');
+    expect(run.summary).toContain(
+      "Error texts were shortened to 80 characters to keep this summary within GitHub's size limit"
+    );
+    expect(run.summary.match(/^\| ❌ error/gm)?.length).toBeGreaterThan(100);
+  });
+});
+
+describe('sticky PR comment', () => {
+  const commentInputs = (s: Simulator, op: OperationScript, more: Record<string, string> = {}) => ({
+    ...inputs(s, {
+      operation_id: op.id,
+      project_id: PROJECT,
+      comment_on_pr: 'true',
+      github_token: BOT_TOKEN,
+      ...more
+    }),
+    event: PR_EVENT,
+    env: { GITHUB_API_URL: github?.url as string }
+  });
+
+  it('creates one comment, updates it when the content changes, and leaves it when it does not', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const first = await runAction(commentInputs(sim, op));
+    expect(first.code).toBe(0);
+    expect(github.comments).toHaveLength(1);
+    expect(first.outputs.comment_url).toBe(github.comments[0]?.html_url);
+    expect(github.comments[0]?.user.login).toBe('github-actions[bot]');
+    expect(github.comments[0]?.body).toMatch(
+      /^<!-- neon-operations-wait-action tag="" digest="[0-9a-f]{16}" -->/
+    );
+
+    const same = await runAction(commentInputs(sim, op));
+    expect(same.stdout).toContain('The PR comment is up to date');
+    expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+
+    sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
+    const changed = await runAction(commentInputs(sim, op));
+    expect(changed.outputs.comment_url).toBe(first.outputs.comment_url);
+    expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(github.comments).toHaveLength(1);
+  });
+
+  it('finds its comment among many pages and never edits a copied marker in someone else’s comment', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const first = await runAction(commentInputs(sim, op));
+    const ours = github.comments[0];
+    const copied = `${ours?.body.split('\n')[0]}\nI copied your marker`;
+    for (let i = 0; i < 250; i++)
+      github.addComment(i === 120 ? copied : `comment ${i}`, i % 2 ? 'alice' : 'bob');
+    // Move ours to the end (page 3), after the copy.
+    github.comments.push(github.comments.shift() as never);
+    sim.addOperation(operation(PROJECT, 'apply_config', [[sim.now() - 50, 'finished']]));
+    const second = await runAction(commentInputs(sim, op));
+    expect(second.outputs.comment_url).toBe(first.outputs.comment_url);
+    expect(
+      github.requests.filter((r) => r.method === 'GET' && r.path.includes('/comments')).length
+    ).toBeGreaterThanOrEqual(3);
+    expect(github.comments.find((c) => c.body.includes('I copied your marker'))?.body).toBe(copied);
+    expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
+  });
+
+  it('keeps separate comments per comment_tag and uses GET /user for a personal token', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    await runAction(commentInputs(sim, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
+    await runAction(commentInputs(sim, op, { comment_tag: 'staging', github_token: USER_TOKEN }));
+    await runAction(commentInputs(sim, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
+    expect(github.comments).toHaveLength(2);
+    expect(github.comments.every((c) => c.user.login === 'octocat')).toBe(true);
+    expect(github.requests.some((r) => r.path === '/user' && r.status === 200)).toBe(true);
+  });
+
+  it('warns, without failing, when the token is read-only (a fork PR)', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const run = await runAction(commentInputs(sim, op, { github_token: READ_ONLY_TOKEN }));
+    expect(run.code).toBe(0);
+    const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning::'));
+    expect(warnings.join('\n')).toMatch(/pull-requests: write.*pull_request_target/);
+    expect(run.outputs.comment_url).toBe('');
+  });
+
+  it('writes a notice and no comment when the event has no pull request', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const run = await runAction({
+      ...commentInputs(sim, op),
+      event: { name: 'push', payload: {} }
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /::notice::comment_on_pr is true, but the 'push' event is not about a pull request/
+    );
+    expect(github.requests).toHaveLength(0);
+  });
+
+  it('shortens a long report to fit a comment', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op, ...history(1000, {}, 'x'.repeat(200))]);
+    const run = await runAction(commentInputs(sim, op, { summary_limit: '1000' }));
+    expect(run.code).toBe(0);
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]?.body.length).toBeLessThanOrEqual(65_536);
+    expect(github.comments[0]?.body).toMatch(/older rows were left out/);
+  });
+});

@@ -1,0 +1,146 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A local stand-in for the GitHub REST endpoints the PR comment uses: GET /user, list (paginated
+ * with a Link header, as Octokit's paginate expects), create and update issue comments. Point
+ * `GITHUB_API_URL` at `url`.
+ */
+export interface FakeComment {
+  id: number;
+  body: string;
+  user: { login: string; type: string };
+  html_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TokenScript {
+  /** The login GET /user answers with; undefined answers 403 as GITHUB_TOKEN does. */
+  login?: string;
+  /** The login comments are written under. */
+  author: string;
+  /** Writes answer 403 "Resource not accessible by integration" (a fork PR's token). */
+  readOnly?: boolean;
+}
+
+export interface FakeGitHub {
+  url: string;
+  comments: FakeComment[];
+  requests: Array<{ method: string; path: string; status: number }>;
+  addComment(body: string, login: string): FakeComment;
+  close(): Promise<void>;
+}
+
+export async function startFakeGitHub(tokens: Record<string, TokenScript>): Promise<FakeGitHub> {
+  const comments: FakeComment[] = [];
+  const requests: FakeGitHub['requests'] = [];
+  const sockets = new Set<Socket>();
+  let nextId = 1000;
+  let base = '';
+
+  function addComment(body: string, login: string): FakeComment {
+    const id = nextId++;
+    const now = new Date().toISOString();
+    const comment = {
+      id,
+      body,
+      user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' },
+      html_url: `https://github.com/octo-org/octo-repo/pull/7#issuecomment-${id}`,
+      created_at: now,
+      updated_at: now
+    };
+    comments.push(comment);
+    return comment;
+  }
+
+  async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return chunks.length
+      ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>)
+      : {};
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://github');
+    const record = { method: req.method ?? 'GET', path: url.pathname + url.search, status: 0 };
+    requests.push(record);
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
+      record.status = status;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    const token = (req.headers.authorization ?? '').replace(/^(token|Bearer) /i, '');
+    const who = tokens[token];
+    if (!who) return send(401, { message: 'Bad credentials' });
+
+    if (req.method === 'GET' && url.pathname === '/user') {
+      if (!who.login) return send(403, { message: 'Resource not accessible by integration' });
+      return send(200, { login: who.login, type: 'User' });
+    }
+    const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    if (list && req.method === 'GET') {
+      const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const slice = comments.slice((page - 1) * perPage, page * perPage);
+      const headers: Record<string, string> = {};
+      if (page * perPage < comments.length) {
+        const next = new URL(url.pathname, base);
+        next.searchParams.set('per_page', String(perPage));
+        next.searchParams.set('page', String(page + 1));
+        headers.link = `<${next.href}>; rel="next"`;
+      }
+      return send(200, slice, headers);
+    }
+    if (list && req.method === 'POST') {
+      if (who.readOnly) return send(403, { message: 'Resource not accessible by integration' });
+      const body = await readBody(req);
+      if (typeof body.body !== 'string' || body.body.length > 65_536) {
+        return send(422, {
+          message: 'Validation Failed',
+          errors: [{ field: 'body', code: 'too_long' }]
+        });
+      }
+      return send(201, addComment(body.body, who.author));
+    }
+    const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (one && req.method === 'PATCH') {
+      if (who.readOnly) return send(403, { message: 'Resource not accessible by integration' });
+      const comment = comments.find((c) => c.id === Number(one[3]));
+      if (!comment) return send(404, { message: 'Not Found' });
+      if (comment.user.login !== who.author)
+        return send(403, { message: 'Must have admin rights to Repository.' });
+      const body = await readBody(req);
+      if (typeof body.body !== 'string' || body.body.length > 65_536) {
+        return send(422, {
+          message: 'Validation Failed',
+          errors: [{ field: 'body', code: 'too_long' }]
+        });
+      }
+      comment.body = body.body;
+      comment.updated_at = new Date().toISOString();
+      return send(200, comment);
+    }
+    return send(404, { message: 'Not Found' });
+  }
+
+  const server = createServer((req, res) => void handle(req, res));
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    comments,
+    requests,
+    addComment,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      })
+  };
+}

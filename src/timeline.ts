@@ -1,0 +1,103 @@
+import { actionName, operationDurationMs } from './display.js';
+import { type Operation, shortId } from './operation.js';
+import { classifyStatus } from './status.js';
+
+/** Rows beyond this make a chart nobody can read; the newest are kept. */
+export const TIMELINE_ROWS = 25;
+
+interface Bar {
+  label: string;
+  tag: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * A Mermaid gantt chart of what ran when: awaited operations first, then the project's recent ones.
+ * Mermaid reads its own syntax, not Markdown, so labels keep only letters, digits and a few marks.
+ */
+export function renderTimeline(
+  awaited: readonly Operation[],
+  recent: readonly Operation[],
+  now: number
+): string[] {
+  const awaitedIds = new Set(awaited.map((op) => op.id));
+  const sections: Array<[string, Bar[]]> = [
+    ['Awaited', awaited.map((op) => bar(op, now)).filter((b): b is Bar => b !== undefined)],
+    [
+      'Recent',
+      recent
+        .filter((op) => !awaitedIds.has(op.id))
+        .map((op) => bar(op, now))
+        .filter((b): b is Bar => b !== undefined)
+    ]
+  ];
+  let budget = TIMELINE_ROWS;
+  let left = 0;
+  for (const section of sections) {
+    left += Math.max(0, section[1].length - budget);
+    section[1] = section[1].slice(0, budget);
+    budget -= section[1].length;
+  }
+  const bars = sections.flatMap(([, b]) => b);
+  if (bars.length === 0) return [];
+  const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
+  const minWidth = Math.max(1000, Math.round(span / 150));
+
+  const lines = [
+    '```mermaid',
+    'gantt',
+    '  dateFormat x',
+    '  axisFormat %H:%M:%S',
+    '  todayMarker off'
+  ];
+  for (const [title, sectionBars] of sections) {
+    if (sectionBars.length === 0) continue;
+    lines.push(`  section ${title}`);
+    for (const b of sectionBars) {
+      lines.push(
+        `  ${b.label} :${b.tag}${wallClock(b.start)}, ${wallClock(Math.max(b.end, b.start + minWidth))}`
+      );
+    }
+  }
+  lines.push('```');
+  if (left > 0)
+    lines.push(
+      '',
+      `_The timeline shows the newest ${TIMELINE_ROWS} operations; ${left} more are in the tables._`
+    );
+  return lines;
+}
+
+function bar(op: Operation, now: number): Bar | undefined {
+  const start = Date.parse(op.created_at);
+  if (Number.isNaN(start)) return undefined;
+  const duration = operationDurationMs(op, now) ?? 0;
+  const verdict = classifyStatus(op.status, false);
+  const tag =
+    verdict === 'failure' || op.status === 'failed'
+      ? 'crit, '
+      : verdict === 'pending'
+        ? 'active, '
+        : 'done, ';
+  return {
+    label: mermaidText(`${actionName(op.action)} ${shortId(op.id)}`),
+    tag,
+    start,
+    end: start + duration
+  };
+}
+
+function wallClock(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
+export function mermaidText(text: string): string {
+  return (
+    text
+      .replace(/[^A-Za-z0-9 ._()-]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 60) || 'operation'
+  );
+}
