@@ -11,8 +11,7 @@ const NAMES: Record<string, string> = {
 
 /** "Create branch" for `create_branch`; any new action string still reads well. */
 export function actionName(action: string): string {
-  const known = NAMES[action];
-  if (known) return known;
+  if (Object.hasOwn(NAMES, action)) return NAMES[action] as string;
   const words = action.replace(/[_-]+/g, ' ').trim();
   return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
 }

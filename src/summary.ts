@@ -39,7 +39,11 @@ const LABEL: Record<string, string> = {
 const FULL_ERROR_CHARS = 300;
 
 export function statusMarker(status: string): string {
-  return MARKER[status] ?? '❔';
+  return Object.hasOwn(MARKER, status) ? (MARKER[status] as string) : '❔';
+}
+
+function statusLabel(status: string): string {
+  return Object.hasOwn(LABEL, status) ? (LABEL[status] as string) : status;
 }
 
 interface Shape {
@@ -75,10 +79,7 @@ function render(report: Report, shape: Shape): string {
   const lines: string[] = [];
   const subject = report.mode === 'project' ? 'project activity' : 'operations';
   const status = report.status || 'unknown';
-  lines.push(
-    `### ${statusMarker(status)} Neon ${subject}: ${escapeText(LABEL[status] ?? status)}`,
-    ''
-  );
+  lines.push(`### ${statusMarker(status)} Neon ${subject}: ${escapeText(statusLabel(status))}`, '');
   const facts = [
     report.projectId ? `Project ${code(report.projectId)}` : undefined,
     report.branchId ? `branch ${code(report.branchId)}` : undefined,
@@ -91,9 +92,7 @@ function render(report: Report, shape: Shape): string {
   if (report.failure)
     lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');
 
-  const awaited = report.operations.filter(
-    (op) => op.action !== undefined || op.status !== undefined
-  );
+  const awaited = report.operations;
   if (awaited.length > 0) {
     lines.push(
       `#### ${report.mode === 'project' ? 'Operations seen in progress' : 'Awaited operations'} (${escapeText(statusCounts(awaited))})`,
@@ -103,8 +102,6 @@ function render(report: Report, shape: Shape): string {
     );
   } else if (report.mode === 'project' && !report.failure) {
     lines.push('No operation was in progress.', '');
-  } else if (report.operations.length > 0) {
-    lines.push(`Awaited: ${report.operations.map((op) => code(op.id)).join(', ')} (not seen).`, '');
   }
 
   const recent = report.recent;

@@ -44,10 +44,11 @@ export function renderTimeline(
   const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
   const minWidth = Math.max(1000, Math.round(span / 150));
 
+  // Wall-clock UTC written without a zone: Mermaid shows it as is, so every reader sees UTC.
   const lines = [
     '```mermaid',
     'gantt',
-    '  dateFormat x',
+    '  dateFormat YYYY-MM-DD HH:mm:ss.SSS',
     '  axisFormat %H:%M:%S',
     '  todayMarker off'
   ];
@@ -81,7 +82,7 @@ function bar(op: Operation, now: number): Bar | undefined {
         ? 'active, '
         : 'done, ';
   return {
-    label: mermaidText(`${actionName(op.action)} ${shortId(op.id)}`),
+    label: barLabel(op),
     tag,
     start,
     end: start + duration
@@ -90,6 +91,15 @@ function bar(op: Operation, now: number): Bar | undefined {
 
 function wallClock(ms: number): string {
   return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
+/**
+ * `1a2b3c4d Create branch`. The label starts with the hex id (or `op`), never with a word: Mermaid
+ * reads a line that starts with `title`, `section`, `click`, … as a command, whatever follows.
+ */
+function barLabel(op: Operation): string {
+  const id = /^[0-9a-f]{8}/i.test(op.id) ? shortId(op.id).toLowerCase() : 'op';
+  return `${id} ${mermaidText(actionName(op.action))}`;
 }
 
 export function mermaidText(text: string): string {
