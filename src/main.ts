@@ -88,12 +88,11 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     report.requests = client.requests;
   }
 
-  if (
-    settings.summary &&
-    settings.summaryLimit > 0 &&
-    report.projectId &&
-    report.status !== WAIT_STATUS.aborted
-  ) {
+  // After a refused key, an unknown project or a cancelled job, asking again is no use.
+  const canAsk = ![WAIT_STATUS.aborted, WAIT_STATUS.apiError, WAIT_STATUS.inputError].includes(
+    report.status as never
+  );
+  if (settings.summary && settings.summaryLimit > 0 && report.projectId && canAsk) {
     await addRecentOperations(settings, client, report);
   }
   const summary = settings.summary ? renderSummary(report) : '';
@@ -143,7 +142,8 @@ async function addRecentOperations(
     report.recent = await fetchRecentOperations(client, report.projectId as string, {
       limit: settings.summaryLimit,
       branchId: settings.branchId,
-      deadline
+      deadline,
+      newestPage: report.newestPage
     });
   } catch (error) {
     report.recentError = (error as Error).message;
@@ -185,6 +185,7 @@ async function watch(
   const check = async (): Promise<CheckState> => {
     await refresher.refresh(deadline);
     report.operations = tracker.list();
+    report.newestPage = refresher.newestPage;
     return settings.wait ? verdict() : 'success';
   };
 

@@ -1,4 +1,4 @@
-import type { NeonClient } from './api-client.js';
+import type { NeonClient, OperationsPage } from './api-client.js';
 import type { Operation } from './operation.js';
 
 /** With `branch_id`, at most this many pages are scanned for that branch's operations. */
@@ -23,20 +23,26 @@ export interface RecentOperations {
 export async function fetchRecentOperations(
   client: NeonClient,
   projectId: string,
-  options: { limit: number; branchId?: string; deadline: number }
+  options: {
+    limit: number;
+    branchId?: string;
+    deadline: number;
+    /** The newest page as the wait's last check fetched it: used instead of asking again. */
+    newestPage?: OperationsPage & { limit: number };
+  }
 ): Promise<RecentOperations> {
-  const { limit, branchId, deadline } = options;
+  const { limit, branchId, deadline, newestPage } = options;
   const result: RecentOperations = { operations: [], scanned: 0, requests: 0, scanStopped: false };
   if (limit <= 0) return result;
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
-    const pageSize = branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length);
-    const { operations, cursor: next } = await client.listOperations(
-      projectId,
-      { limit: pageSize, cursor },
-      deadline
-    );
-    result.requests++;
+    const reuse = page === 0 ? newestPage : undefined;
+    const pageSize =
+      reuse?.limit ??
+      (branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length));
+    const { operations, cursor: next } =
+      reuse ?? (await client.listOperations(projectId, { limit: pageSize, cursor }, deadline));
+    if (!reuse) result.requests++;
     for (const op of operations) {
       result.scanned++;
       if (branchId && op.branch_id !== branchId) continue;

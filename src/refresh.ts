@@ -1,4 +1,4 @@
-import { ApiError, type NeonClient } from './api-client.js';
+import { ApiError, type NeonClient, type OperationsPage } from './api-client.js';
 import type { Operation } from './operation.js';
 import { isInProgress } from './status.js';
 import type { OperationTracker } from './tracker.js';
@@ -13,8 +13,12 @@ const FIRST_SCAN_PAGES = 3;
  * several are refreshed with one List request of the newest page, and only those not on it are
  * fetched by id (and from then on always by id).
  */
+/** The newest page of List operations as the last check saw it, for the summary to reuse. */
+export type NewestPage = OperationsPage & { limit: number };
+
 export class OperationRefresher {
   private readonly offPage = new Set<string>();
+  newestPage?: NewestPage;
 
   constructor(
     private readonly client: NeonClient,
@@ -24,6 +28,7 @@ export class OperationRefresher {
   ) {}
 
   async refresh(deadline: number): Promise<void> {
+    this.newestPage = undefined;
     const open = this.tracker.openIds(this.failFast);
     const listable = open.filter((id) => !this.offPage.has(id));
     let byId = open;
@@ -33,6 +38,7 @@ export class OperationRefresher {
         { limit: LIST_LIMIT },
         deadline
       );
+      this.newestPage = { ...page, limit: LIST_LIMIT };
       const found = new Set<string>();
       for (const op of page.operations) {
         if (this.tracker.has(op.id)) {
@@ -70,6 +76,7 @@ export class OperationRefresher {
 export class ProjectRefresher {
   private checks = 0;
   private readonly byId: OperationRefresher;
+  newestPage?: NewestPage;
 
   constructor(
     private readonly client: NeonClient,
@@ -91,6 +98,7 @@ export class ProjectRefresher {
         { limit: LIST_LIMIT, cursor },
         deadline
       );
+      if (page === 0) this.newestPage = { ...result, limit: LIST_LIMIT };
       for (const op of result.operations) {
         if (this.branchId && op.branch_id !== this.branchId) continue;
         onPage.add(op.id);

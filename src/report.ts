@@ -1,5 +1,6 @@
 import type { Operation } from './operation.js';
 import type { RecentOperations } from './recent.js';
+import type { NewestPage } from './refresh.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export interface Report {
@@ -22,6 +23,8 @@ export interface Report {
   requests: number;
   /** The project's recent operations for the summary, when asked for and fetched. */
   recent?: RecentOperations;
+  /** The newest page of List operations from the last check, if it made one. */
+  newestPage?: NewestPage;
   /** Why the recent operations could not be fetched. */
   recentError?: string;
 }
