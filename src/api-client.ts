@@ -87,10 +87,17 @@ export class NeonClient {
 
   async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
-    return this.get(path, deadline, (body) => {
-      const op = (body as { operation?: unknown }).operation;
-      return isOperation(op) ? op : undefined;
-    });
+    return this.get(
+      path,
+      deadline,
+      (body) => {
+        const op = (body as { operation?: unknown }).operation;
+        return isOperation(op) ? op : undefined;
+      },
+      (detail) =>
+        `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
+        `that project (${detail}). Check operation_id / operations and project_id.`
+    );
   }
 
   async listOperations(
@@ -101,7 +108,9 @@ export class NeonClient {
     const query = new URLSearchParams({ limit: String(page.limit) });
     if (page.cursor) query.set('cursor', page.cursor);
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query}`;
-    return this.get(path, deadline, (body) => {
+    const notFound = (detail: string): string =>
+      `Project ${projectId} was not found, or this API key cannot see it (${detail}). Check project_id.`;
+    const accept = (body: unknown): OperationsPage | undefined => {
       const { operations, pagination } = body as {
         operations?: unknown;
         pagination?: { cursor?: unknown };
@@ -110,7 +119,8 @@ export class NeonClient {
       const cursor =
         typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
       return { operations, cursor };
-    });
+    };
+    return this.get(path, deadline, accept, notFound);
   }
 
   async listProjects(
@@ -137,7 +147,8 @@ export class NeonClient {
   private async get<T>(
     path: string,
     deadline: number,
-    accept: (body: unknown) => T | undefined
+    accept: (body: unknown) => T | undefined,
+    notFound?: (detail: string) => string
   ): Promise<T> {
     let lastError: string | undefined;
     for (let attempt = 0; ; attempt++) {
@@ -147,6 +158,9 @@ export class NeonClient {
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, remaining), accept);
       } catch (error) {
+        if (error instanceof ApiError && error.status === 404 && notFound) {
+          throw new ApiError(notFound(error.message), 404, error.requestId);
+        }
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
         const delayMs = error.retryAfterMs ?? this.backoff(attempt);

@@ -59,6 +59,7 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     apiKey: settings.apiKey,
     dispatcher,
     signal,
+    onRequest: (path) => log.debug(`GET ${path}`),
     onRetry: (event) =>
       log.info(
         `  retrying in ${formatDuration(event.delayMs)} after ${log.oneLine(event.error)} (attempt ${event.attempt})`

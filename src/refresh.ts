@@ -1,4 +1,4 @@
-import { ApiError, type NeonClient, type OperationsPage } from './api-client.js';
+import type { NeonClient, OperationsPage } from './api-client.js';
 import type { Operation } from './operation.js';
 import { isInProgress } from './status.js';
 import type { OperationTracker } from './tracker.js';
@@ -52,20 +52,8 @@ export class OperationRefresher {
     for (const id of byId) this.tracker.record(await this.getOperation(id, deadline));
   }
 
-  async getOperation(id: string, deadline: number): Promise<Operation> {
-    try {
-      return await this.client.getOperation(this.projectId, id, deadline);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        throw new ApiError(
-          `Operation ${id} was not found in project ${this.projectId} (${error.message}). ` +
-            'Check operation_id / operations and project_id.',
-          404,
-          error.requestId
-        );
-      }
-      throw error;
-    }
+  getOperation(id: string, deadline: number): Promise<Operation> {
+    return this.client.getOperation(this.projectId, id, deadline);
   }
 }
 
