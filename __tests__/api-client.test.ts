@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent } from 'undici';
 import { ApiError, DeadlineError, NeonClient, retryAfter } from '../src/api-client.js';
 import { CancelledError } from '../src/clock.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
@@ -14,13 +13,11 @@ import { type Simulator, startSimulator } from '../simulator/server.js';
 const PROJECT = 'misty-field-123456';
 let sim: Simulator;
 let op: OperationScript;
-const dispatcher = new Agent();
 
 function client(overrides: Partial<ConstructorParameters<typeof NeonClient>[0]> = {}): NeonClient {
   return new NeonClient({
     baseUrl: sim.url,
     apiKey: DEFAULT_KEY,
-    dispatcher,
     backoffBaseMs: 20,
     backoffMaxMs: 100,
     ...overrides
@@ -48,7 +45,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim.close();
-  await dispatcher.close();
 });
 afterEach(() => {
   sim.clearFaults();
@@ -115,7 +111,11 @@ describe('NeonClient', () => {
     const at = new Date(Date.now() + 1500).toUTCString();
     sim.inject({ kind: 'status', status: 429, retryAfter: at }, { times: 1 });
     const delays: number[] = [];
-    await client({ onRetry: (e) => delays.push(e.delayMs) }).getOperation(PROJECT, op.id, soon());
+    await client({ onRetry: (e) => delays.push(e.delayMs), random: () => 0 }).getOperation(
+      PROJECT,
+      op.id,
+      soon()
+    );
     expect(delays[0]).toBeGreaterThan(0);
     expect(delays[0]).toBeLessThanOrEqual(1500);
   });

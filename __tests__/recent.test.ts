@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent } from 'undici';
 import { NeonClient, type OperationsPage } from '../src/api-client.js';
 import type { Operation } from '../src/operation.js';
 import { BRANCH_SCAN_PAGES, fetchRecentOperations } from '../src/recent.js';
@@ -60,13 +59,11 @@ const scenario: Scenario = {
 };
 
 let sim: Simulator;
-const dispatcher = new Agent();
 
 function client(): NeonClient {
   return new NeonClient({
     baseUrl: sim.url,
     apiKey: DEFAULT_KEY,
-    dispatcher,
     backoffBaseMs: 20,
     backoffMaxMs: 100
   });
@@ -83,7 +80,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim.close();
-  await dispatcher.close();
 });
 afterEach(() => {
   sim.clearFaults();

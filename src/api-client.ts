@@ -1,6 +1,6 @@
-import { type Dispatcher, request } from 'undici';
 import { CancelledError, type Clock, systemClock } from './clock.js';
 import { formatDuration } from './duration.js';
+import { nodeTransport, type Transport } from './http.js';
 import { isOperation, type Operation, type Project } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from './version.js';
 
@@ -44,7 +44,8 @@ export interface RetryEvent {
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
-  dispatcher?: Dispatcher;
+  /** How requests are sent; Node's HTTP client by default. */
+  transport?: Transport;
   /** Upper bound for one request; always also capped by the time left. */
   requestTimeoutMs?: number;
   backoffBaseMs?: number;
@@ -74,6 +75,7 @@ export class NeonClient {
   private readonly random: () => number;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
+  private readonly transport: Transport;
   /** Requests sent so far, retries included. */
   requests = 0;
 
@@ -83,6 +85,7 @@ export class NeonClient {
     this.random = options.random ?? Math.random;
     this.backoffBaseMs = options.backoffBaseMs ?? 1000;
     this.backoffMaxMs = options.backoffMaxMs ?? 30_000;
+    this.transport = options.transport ?? nodeTransport();
   }
 
   async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
@@ -143,6 +146,11 @@ export class NeonClient {
     });
   }
 
+  /** Lets the process exit: closes kept-alive connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
   /** GET with retries on transient faults, never past `deadline` (epoch ms). */
   private async get<T>(
     path: string,
@@ -163,12 +171,25 @@ export class NeonClient {
         }
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
-        const delayMs = error.retryAfterMs ?? this.backoff(attempt);
+        const delayMs =
+          error.retryAfterMs === undefined
+            ? this.backoff(attempt)
+            : this.spread(error.retryAfterMs);
         if (this.clock.now() + delayMs >= deadline) throw new DeadlineError(lastError);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
     }
+  }
+
+  /**
+   * At least what `Retry-After` asks, plus up to half as much again (at least a second's spread):
+   * every job told "1" would otherwise come back in the same instant and be refused together.
+   */
+  private spread(retryAfterMs: number): number {
+    return Math.round(
+      retryAfterMs + this.random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
+    );
   }
 
   /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
@@ -191,21 +212,15 @@ export class NeonClient {
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
     try {
-      const response = await request(url, {
-        method: 'GET',
-        headers: {
+      ({ status, headers, text } = await this.transport.get(
+        url,
+        {
           authorization: `Bearer ${this.options.apiKey}`,
           accept: 'application/json',
           'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
         },
-        dispatcher: this.options.dispatcher,
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs
-      });
-      status = response.statusCode;
-      headers = response.headers;
-      text = await response.body.text();
+        signal
+      ));
     } catch (error) {
       if (this.options.signal?.aborted) throw new CancelledError();
       if (timeout.aborted)

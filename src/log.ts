@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import * as runner from './runner.js';
 import { redact } from './redact.js';
 import { truncate } from './text.js';
 
@@ -21,22 +21,22 @@ export function oneLine(text: string, max = 500): string {
 }
 
 export function info(message: string): void {
-  core.info(neutralize(message));
+  runner.info(neutralize(message));
 }
 
 export function debug(message: string): void {
-  core.debug(redact(message));
+  if (runner.isDebug()) runner.command('debug', redact(message));
 }
 
-/** Annotations: the toolkit escapes newlines in their data, so only secrets need care here. */
+/** Annotations: newlines in their data are escaped, so only secrets need care here. */
 export function warning(message: string): void {
-  core.warning(redact(message));
+  runner.command('warning', redact(message));
 }
 
 export function notice(message: string): void {
-  core.notice(redact(message));
+  runner.command('notice', redact(message));
 }
 
 export function fail(message: string): void {
-  core.setFailed(redact(message));
+  runner.setFailed(redact(message));
 }

@@ -1,8 +1,8 @@
-import * as core from '@actions/core';
-import { EnvHttpProxyAgent } from 'undici';
+import * as runner from './runner.js';
 import { ApiError, DeadlineError, NeonClient } from './api-client.js';
 import { CancelledError } from './clock.js';
 import { formatDuration } from './duration.js';
+import { defaultTransport } from './http.js';
 import * as log from './log.js';
 import type { Operation } from './operation.js';
 import { setOutputs } from './outputs.js';
@@ -23,9 +23,9 @@ import { type CheckState, waitUntil } from './watcher.js';
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
   const startedAt = Date.now();
   // Mask the key before anything else can print it, even a message about another input.
-  const rawKey = core.getInput('api_key');
+  const rawKey = runner.getInput('api_key');
   if (rawKey.trim()) {
-    core.setSecret(rawKey.trim());
+    runner.setSecret(rawKey.trim());
     registerSecret(rawKey);
   }
 
@@ -35,12 +35,12 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     log.fail(error.message);
-    core.setOutput('status', WAIT_STATUS.inputError);
-    core.setOutput('timed_out', 'false');
+    runner.setOutput('status', WAIT_STATUS.inputError);
+    runner.setOutput('timed_out', 'false');
     return;
   }
 
-  const dispatcher = new EnvHttpProxyAgent();
+  const transport = await defaultTransport();
   const report: Report = {
     mode: settings.operationIds.length > 0 ? 'operations' : 'project',
     waited: settings.wait,
@@ -57,7 +57,7 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
   const client = new NeonClient({
     baseUrl: settings.apiHost,
     apiKey: settings.apiKey,
-    dispatcher,
+    transport,
     signal,
     onRequest: (path) => log.debug(`GET ${path}`),
     onRetry: (event) =>
@@ -99,7 +99,8 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
   const summary = settings.summary ? renderSummary(report) : '';
   if (summary) {
     try {
-      await core.summary.addRaw(redact(summary), true).write();
+      if (!runner.appendSummary(redact(summary)))
+        log.debug('No GITHUB_STEP_SUMMARY file: summary not written.');
     } catch (error) {
       log.warning(`Could not write the job summary: ${(error as Error).message}`);
     }
@@ -123,7 +124,7 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     log.info(
       `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
     );
-  await dispatcher.destroy().catch(() => undefined);
+  await client.close().catch(() => undefined);
 }
 
 /** The project's recent operations for the summary; a failure here only leaves them out. */

@@ -1,11 +1,11 @@
-import * as core from '@actions/core';
+import { setOutput } from './runner.js';
 import { redact } from './redact.js';
 import type { Report } from './report.js';
 
 /** Sets every output. Called on every path, so later steps can always gate on them. */
 export function setOutputs(report: Report, summary: string, commentUrl: string): void {
   const first = report.operations[0];
-  const set = (name: string, value: string): void => core.setOutput(name, redact(value));
+  const set = (name: string, value: string): void => setOutput(name, redact(value));
   set('status', report.status);
   set('timed_out', String(report.timedOut));
   set('operation', first ? JSON.stringify(first) : '');

@@ -1,5 +1,5 @@
 /**
- * Secrets never leave the process. `core.setSecret` only asks the runner to mask a value in the
+ * Secrets never leave the process. `::add-mask::` only asks the runner to mask a value in the
  * log; outputs, the summary file and PR comments are not masked by anyone, so every text this
  * action writes passes through `redact` first.
  */

@@ -1,4 +1,4 @@
-import * as core from '@actions/core';
+import { getInput } from './runner.js';
 import { parseDuration } from './duration.js';
 import { isOperation, type Operation, RESOURCE_ID, UUID } from './operation.js';
 
@@ -31,7 +31,7 @@ export class InputError extends Error {
 
 export type InputReader = (name: string) => string;
 
-const readInput: InputReader = (name) => core.getInput(name);
+const readInput: InputReader = getInput;
 
 const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
