@@ -1,0 +1,40 @@
+/**
+ * `npm run simulator`: the API simulator on 127.0.0.1 with the demo scenario (a branch being
+ * created and its compute started), for trying the action by hand or in a workflow job. It prints
+ * what to pass to the action and, inside GitHub Actions, writes it to $GITHUB_OUTPUT as
+ * `api_host`, `api_key`, `project_id` and `operations`. Stops on SIGINT/SIGTERM.
+ *
+ *   npm run simulator -- --port 4010
+ */
+import { appendFileSync } from 'node:fs';
+import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
+import { startSimulator } from '../simulator/server.js';
+
+const portArg = process.argv.indexOf('--port');
+const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
+const { scenario, createBranch, startCompute } = branchCreation();
+const sim = await startSimulator({ scenario, port });
+const operations = JSON.stringify({
+  operations: [sim.render(createBranch), sim.render(startCompute)]
+});
+const values = {
+  api_host: sim.url,
+  api_key: DEFAULT_KEY,
+  project_id: createBranch.project_id,
+  operations
+};
+
+if (process.env.GITHUB_OUTPUT) {
+  appendFileSync(
+    process.env.GITHUB_OUTPUT,
+    Object.entries(values)
+      .map(([name, value]) => `${name}=${value}\n`)
+      .join('')
+  );
+}
+// Printed last: a workflow waits for this line, and the outputs are written by then.
+console.log(`Neon API simulator listening at ${sim.url}`);
+for (const [name, value] of Object.entries(values)) console.log(`  ${name}: ${value}`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void sim.close().then(() => process.exit(0)));
+}
