@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/operation.js';
+import { makeOperation, nextId } from './helpers/operations.js';
 import type { RecentOperations } from '../src/recent.js';
 import type { Report } from '../src/report.js';
 import {
@@ -20,28 +21,14 @@ const SEPARATOR = '| --- | --- | --- | --- | --- | --- | --- | --- | --- |';
 const HOSTILE =
   '<img src=x onerror=alert(1)> | cell | `code` [link](http://x) **b** _i_ ~s~ #h @u $x\\\n| --- |\r\nnext';
 
-let counter = 0;
-
-/** A distinct operation id whose first 8 characters are distinct too. */
-function nextId(): string {
-  counter++;
-  return `${counter.toString(16).padStart(8, '0')}-a757-42b1-9907-f78322ee394e`;
-}
-
 function op(fields: Partial<Operation> = {}): Operation {
-  return {
-    id: nextId(),
+  return makeOperation({
     project_id: PROJECT,
     branch_id: BRANCH,
     endpoint_id: 'ep-silent-smoke-806639',
-    action: 'create_branch',
-    status: 'finished',
-    failures_count: 0,
-    created_at: '2026-01-02T03:04:05Z',
-    updated_at: '2026-01-02T03:04:07Z',
     total_duration_ms: 2000,
     ...fields
-  };
+  });
 }
 
 function recent(operations: Operation[], fields: Partial<RecentOperations> = {}): RecentOperations {

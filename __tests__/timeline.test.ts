@@ -1,28 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Operation } from '../src/operation.js';
+import { makeOperation } from './helpers/operations.js';
 import { mermaidText, renderTimeline, TIMELINE_ROWS } from '../src/timeline.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
-let counter = 0;
-
-/** A distinct operation id whose first 8 characters are distinct too. */
-function nextId(): string {
-  counter++;
-  return `${counter.toString(16).padStart(8, '0')}-a757-42b1-9907-f78322ee394e`;
-}
-
-function op(fields: Partial<Operation> = {}): Operation {
-  return {
-    id: nextId(),
-    project_id: 'spring-example-302709',
-    action: 'create_branch',
-    status: 'finished',
-    failures_count: 0,
-    created_at: '2026-01-02T03:04:05Z',
-    updated_at: '2026-01-02T03:04:07Z',
-    ...fields
-  };
-}
+const op = makeOperation;
 
 /** `YYYY-MM-DD HH:mm:ss.SSS` */
 const STAMP = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}`;

@@ -1,0 +1,23 @@
+import type { Operation } from '../../src/operation.js';
+
+let counter = 0;
+
+/** A distinct operation id whose first 8 characters are distinct too. */
+export function nextId(): string {
+  counter++;
+  return `${counter.toString(16).padStart(8, '0')}-a757-42b1-9907-f78322ee394e`;
+}
+
+/** A finished create_branch operation of 2026-01-02, with `fields` on top. */
+export function makeOperation(fields: Partial<Operation> = {}): Operation {
+  return {
+    id: nextId(),
+    project_id: 'spring-example-302709',
+    action: 'create_branch',
+    status: 'finished',
+    failures_count: 0,
+    created_at: '2026-01-02T03:04:05Z',
+    updated_at: '2026-01-02T03:04:07Z',
+    ...fields
+  };
+}
