@@ -1,4 +1,3 @@
-import * as runner from './runner.js';
 import { ApiError, DeadlineError, NeonClient } from './api-client.js';
 import { CancelledError } from './clock.js';
 import { formatDuration } from './duration.js';
@@ -16,6 +15,7 @@ import { aggregateStatus, classifyStatus, isInProgress } from './status.js';
 import { COMMENT_LIMIT, renderSummary } from './summary.js';
 import { upsertComment } from './comment.js';
 import { fetchRecentOperations } from './recent.js';
+import * as runner from './runner.js';
 import { OperationTracker } from './tracker.js';
 import { type CheckState, waitUntil } from './watcher.js';
 
@@ -34,13 +34,21 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     settings = readSettings();
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    log.fail(error.message);
-    runner.setOutput('status', WAIT_STATUS.inputError);
-    runner.setOutput('timed_out', 'false');
+    reportInputError(error, startedAt);
     return;
   }
 
-  const transport = await defaultTransport();
+  const client = new NeonClient({
+    baseUrl: settings.apiHost,
+    apiKey: settings.apiKey,
+    transport: await defaultTransport(),
+    signal,
+    onRequest: (path) => log.debug(`GET ${path}`),
+    onRetry: (event) =>
+      log.info(
+        `  retrying in ${formatDuration(event.delayMs)} after ${log.oneLine(event.error)} (attempt ${event.attempt})`
+      )
+  });
   const report: Report = {
     mode: settings.operationIds.length > 0 ? 'operations' : 'project',
     waited: settings.wait,
@@ -54,57 +62,64 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     timeoutMs: settings.timeoutMs,
     requests: 0
   };
-  const client = new NeonClient({
-    baseUrl: settings.apiHost,
-    apiKey: settings.apiKey,
-    transport,
-    signal,
-    onRequest: (path) => log.debug(`GET ${path}`),
-    onRetry: (event) =>
-      log.info(
-        `  retrying in ${formatDuration(event.delayMs)} after ${log.oneLine(event.error)} (attempt ${event.attempt})`
-      )
-  });
 
   try {
     await watch(settings, client, report, signal);
   } catch (error) {
-    report.status = WAIT_STATUS.apiError;
-    if (error instanceof CancelledError || signal.aborted) {
-      report.status = WAIT_STATUS.aborted;
-      report.failure =
-        'The job was cancelled while waiting; outputs and summary show what was seen.';
-    } else if (error instanceof DeadlineError) {
-      report.status = WAIT_STATUS.timeout;
-      report.timedOut = true;
-      report.failure = `Timed out after ${formatDuration(settings.timeoutMs)}: ${error.message}`;
-    } else if (error instanceof ApiError || error instanceof InputError) {
-      if (error instanceof InputError) report.status = WAIT_STATUS.inputError;
-      report.failure = error.message;
-    } else {
-      report.failure = `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
-    }
+    describeFailure(error, signal, settings, report);
   } finally {
     report.finishedAt = Date.now();
     report.requests = client.requests;
   }
+  await publish(settings, client, report);
+  await client.close().catch(() => undefined);
+}
 
-  // After a refused key, an unknown project or a cancelled job, asking again is no use.
-  const canAsk = ![WAIT_STATUS.aborted, WAIT_STATUS.apiError, WAIT_STATUS.inputError].includes(
-    report.status as never
-  );
-  if (settings.summary && settings.summaryLimit > 0 && report.projectId && canAsk) {
+/** A wait that ended by an exception: which status that is, and what to tell the user. */
+function describeFailure(
+  error: unknown,
+  signal: AbortSignal,
+  settings: Settings,
+  report: Report
+): void {
+  if (error instanceof CancelledError || signal.aborted) {
+    report.status = WAIT_STATUS.aborted;
+    report.failure = 'The job was cancelled while waiting; outputs and summary show what was seen.';
+  } else if (error instanceof DeadlineError) {
+    report.status = WAIT_STATUS.timeout;
+    report.timedOut = true;
+    report.failure = `Timed out after ${formatDuration(settings.timeoutMs)}: ${error.message}`;
+  } else if (error instanceof InputError) {
+    report.status = WAIT_STATUS.inputError;
+    report.failure = error.message;
+  } else if (error instanceof ApiError) {
+    report.status = WAIT_STATUS.apiError;
+    report.failure = error.message;
+  } else {
+    report.status = WAIT_STATUS.apiError;
+    report.failure = `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
+  }
+}
+
+/** After these, asking the API for the summary's recent operations is of no use. */
+const NO_MORE_REQUESTS: ReadonlySet<string> = new Set([
+  WAIT_STATUS.aborted,
+  WAIT_STATUS.apiError,
+  WAIT_STATUS.inputError
+]);
+
+/** Summary, PR comment, outputs and the step's result, from whatever the run saw. */
+async function publish(settings: Settings, client: NeonClient, report: Report): Promise<void> {
+  if (
+    settings.summary &&
+    settings.summaryLimit > 0 &&
+    report.projectId &&
+    !NO_MORE_REQUESTS.has(report.status)
+  ) {
     await addRecentOperations(settings, client, report);
   }
   const summary = settings.summary ? renderSummary(report) : '';
-  if (summary) {
-    try {
-      if (!runner.appendSummary(redact(summary)))
-        log.debug('No GITHUB_STEP_SUMMARY file: summary not written.');
-    } catch (error) {
-      log.warning(`Could not write the job summary: ${(error as Error).message}`);
-    }
-  }
+  writeSummary(summary);
   let commentUrl = '';
   if (settings.commentOnPr && report.status !== WAIT_STATUS.aborted) {
     const comment = await upsertComment({
@@ -124,7 +139,38 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     log.info(
       `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
     );
-  await client.close().catch(() => undefined);
+}
+
+function writeSummary(summary: string): void {
+  if (!summary) return;
+  try {
+    if (!runner.appendSummary(redact(summary)))
+      log.debug('No GITHUB_STEP_SUMMARY file: summary not written.');
+  } catch (error) {
+    log.warning(`Could not write the job summary: ${(error as Error).message}`);
+  }
+}
+
+/** Bad input: no request is sent, but the outputs are set and the summary says what was wrong. */
+function reportInputError(error: InputError, startedAt: number): void {
+  const report: Report = {
+    mode: 'operations',
+    waited: false,
+    status: WAIT_STATUS.inputError,
+    timedOut: false,
+    operations: [],
+    startedAt,
+    finishedAt: Date.now(),
+    timeoutMs: 0,
+    failure: error.message,
+    requests: 0
+  };
+  // The summary is written unless it was asked off (its own value may be the bad input).
+  const summary =
+    runner.getInput('summary').trim().toLowerCase() === 'false' ? '' : renderSummary(report);
+  writeSummary(summary);
+  setOutputs(report, summary, '');
+  log.fail(error.message);
 }
 
 /** The project's recent operations for the summary; a failure here only leaves them out. */

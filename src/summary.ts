@@ -80,14 +80,17 @@ function render(report: Report, shape: Shape): string {
   const subject = report.mode === 'project' ? 'project activity' : 'operations';
   const status = report.status || 'unknown';
   lines.push(`### ${statusMarker(status)} Neon ${subject}: ${escapeText(statusLabel(status))}`, '');
-  const facts = [
-    report.projectId ? `Project ${code(report.projectId)}` : undefined,
-    report.branchId ? `branch ${code(report.branchId)}` : undefined,
-    report.waited
-      ? `waited ${formatDuration(report.finishedAt - report.startedAt)} of ${formatDuration(report.timeoutMs)}`
-      : 'report only (wait: false)',
-    `${report.requests} API request${report.requests === 1 ? '' : 's'}`
-  ].filter(Boolean);
+  const facts =
+    status === 'input_error'
+      ? ['No request was sent: an input needs fixing.']
+      : [
+          report.projectId ? `Project ${code(report.projectId)}` : undefined,
+          report.branchId ? `branch ${code(report.branchId)}` : undefined,
+          report.waited
+            ? `waited ${formatDuration(report.finishedAt - report.startedAt)} of ${formatDuration(report.timeoutMs)}`
+            : 'report only (wait: false)',
+          `${report.requests} API request${report.requests === 1 ? '' : 's'}`
+        ].filter(Boolean);
   lines.push(facts.join(' · '), '');
   if (report.failure)
     lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');

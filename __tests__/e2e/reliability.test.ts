@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeText } from '../../src/markdown.js';
 import { operation } from '../../simulator/scenario.js';
 import type { Fault, Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
@@ -215,6 +216,12 @@ describe('hostile and mistaken input is refused before any request', () => {
     expect(run.stdout + run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stderr).toBe('');
     expect(sim.requests).toHaveLength(0);
+    // Still reported: every output set, and a summary that says what is wrong.
+    expect(run.outputs.status).toBe('input_error');
+    expect(run.outputs.timed_out).toBe('false');
+    expect(run.outputs.operations).toBe('[]');
+    expect(run.summary).toContain('Neon operations: input error');
+    expect(run.summary).toContain(escapeText(`Input '${input}'`));
   });
 });
 
