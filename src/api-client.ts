@@ -1,7 +1,7 @@
 import { CancelledError, type Clock, systemClock } from './clock.js';
 import { formatDuration } from './duration.js';
 import { nodeTransport, type Transport } from './http.js';
-import { isOperation, type Operation, type Project } from './operation.js';
+import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from './version.js';
 
 /** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
@@ -95,7 +95,7 @@ export class NeonClient {
       deadline,
       (body) => {
         const op = (body as { operation?: unknown }).operation;
-        return isOperation(op) ? op : undefined;
+        return isOperation(op) ? normalizeOperation(op) : undefined;
       },
       (detail) =>
         `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
@@ -121,7 +121,7 @@ export class NeonClient {
       if (!Array.isArray(operations) || !operations.every(isOperation)) return undefined;
       const cursor =
         typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
-      return { operations, cursor };
+      return { operations: operations.map(normalizeOperation), cursor };
     };
     return this.get(path, deadline, accept, notFound);
   }
@@ -223,8 +223,14 @@ export class NeonClient {
       ));
     } catch (error) {
       if (this.options.signal?.aborted) throw new CancelledError();
-      if (timeout.aborted)
-        throw new TransientError(`no answer within ${formatDuration(timeoutMs)}`);
+      if (timeout.aborted) {
+        // Cut short by the deadline rather than by the per-request limit: say which.
+        throw new TransientError(
+          timeoutMs < this.requestTimeoutMs
+            ? `no answer before the deadline (${formatDuration(timeoutMs)} were left)`
+            : `no answer within ${formatDuration(timeoutMs)}`
+        );
+      }
       throw new TransientError(describeNetworkError(error));
     }
 

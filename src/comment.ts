@@ -7,6 +7,8 @@ import { redact } from './redact.js';
 const MARKER_PREFIX = '<!-- neon-operations-wait-action';
 /** The default GITHUB_TOKEN cannot read GET /user; its comments are written by this user. */
 export const ACTIONS_BOT = 'github-actions[bot]';
+/** The PR comment is a report: it may not hold the step for longer than this. */
+const COMMENT_BUDGET_MS = 20_000;
 
 export interface CommentTarget {
   owner: string;
@@ -65,6 +67,8 @@ export async function upsertComment(options: {
   body: string;
   /** What the body says, without times: an unchanged digest leaves the comment as it is. */
   digestSource: string;
+  /** The job's cancellation; requests to GitHub also give up after COMMENT_BUDGET_MS. */
+  signal?: AbortSignal;
   eventName: string;
   eventPath: string | undefined;
   repository: string | undefined;
@@ -89,7 +93,9 @@ export async function upsertComment(options: {
 
   // Loaded only here: most runs write no comment and need not pay for Octokit's start-up.
   const { getOctokit } = await import('@actions/github');
-  const octokit = getOctokit(options.token);
+  const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, budget]) : budget;
+  const octokit = getOctokit(options.token, { request: { signal } });
   const digest = digestOf(options.digestSource);
   const body = `${marker(options.tag, digest)}\n${options.body}`;
   try {

@@ -16,9 +16,14 @@ export function actionName(action: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
 }
 
+/** A time a Date can hold (the API's text could say year 275760 or worse). */
+export function isValidTime(ms: number): boolean {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15;
+}
+
 /** `2026-11-25 21:36:04 UTC` */
 export function utc(ms: number): string {
-  return Number.isNaN(ms) ? '' : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return isValidTime(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '';
 }
 
 /** `3m ago`, `2h ago`, `just now`. */

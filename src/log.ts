@@ -4,19 +4,26 @@ import { truncate } from './text.js';
 
 /**
  * Logging that is safe for text from the API: secrets are redacted, and no line can be read by the
- * runner as a workflow command (`::error::…`, `##[set-output …]`), because a line that would be is
- * prefixed with a space-separated marker.
+ * runner as a workflow command. The runner reads `::name::` at the start of a line, and the legacy
+ * `##[name]` anywhere in it: a line starting with `::` gets a marker in front, and every `##[`
+ * becomes `## [`.
  */
 export function neutralize(text: string): string {
   return redact(text)
     .split(/\r\n|\r|\n/)
-    .map((line) => (/^\s*(::|##\[)/.test(line) ? `» ${line}` : line))
+    .map((line) => line.replace(/##\[/g, '## ['))
+    .map((line) => (/^\s*::/.test(line) ? `» ${line}` : line))
     .join('\n');
 }
 
-/** Text from the API shown inside one log line: control characters and newlines folded. */
-export function oneLine(text: string, max = 500): string {
-  const flat = text.replace(/\p{Cc}+/gu, ' ').trim();
+/**
+ * Text from the API shown inside one log line: secrets redacted first (a cut could otherwise leave
+ * part of one), control characters and newlines folded, then shortened.
+ */
+export function oneLine(text: unknown, max = 500): string {
+  const flat = redact(String(text))
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim();
   return truncate(flat, max);
 }
 
@@ -24,19 +31,24 @@ export function info(message: string): void {
   runner.info(neutralize(message));
 }
 
+/** Data of a command: newlines are escaped by the protocol; secrets and `##[` are ours to defuse. */
+function commandData(message: string): string {
+  return redact(message).replace(/##\[/g, '## [');
+}
+
 export function debug(message: string): void {
-  if (runner.isDebug()) runner.command('debug', redact(message));
+  if (runner.isDebug()) runner.command('debug', commandData(message));
 }
 
 /** Annotations: newlines in their data are escaped, so only secrets need care here. */
 export function warning(message: string): void {
-  runner.command('warning', redact(message));
+  runner.command('warning', commandData(message));
 }
 
 export function notice(message: string): void {
-  runner.command('notice', redact(message));
+  runner.command('notice', commandData(message));
 }
 
 export function fail(message: string): void {
-  runner.setFailed(redact(message));
+  runner.setFailed(commandData(message));
 }

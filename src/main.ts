@@ -1,7 +1,7 @@
 import { ApiError, DeadlineError, NeonClient } from './api-client.js';
 import { CancelledError } from './clock.js';
 import { formatDuration } from './duration.js';
-import { defaultTransport } from './http.js';
+import { defaultTransport, type Transport } from './http.js';
 import * as log from './log.js';
 import type { Operation } from './operation.js';
 import { setOutputs } from './outputs.js';
@@ -12,6 +12,7 @@ import { type Report, stableView, WAIT_STATUS } from './report.js';
 import { pollDelay } from './schedule.js';
 import { InputError, readSettings, type Settings } from './settings.js';
 import { aggregateStatus, classifyStatus, isInProgress } from './status.js';
+import { escapeText } from './markdown.js';
 import { COMMENT_LIMIT, renderSummary } from './summary.js';
 import { upsertComment } from './comment.js';
 import { fetchRecentOperations } from './recent.js';
@@ -38,10 +39,23 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     return;
   }
 
+  let transport: Transport;
+  try {
+    transport = await defaultTransport();
+  } catch (error) {
+    // EnvHttpProxyAgent refuses a proxy variable it cannot read.
+    reportInputError(
+      new InputError(
+        `HTTPS_PROXY / HTTP_PROXY does not hold a usable proxy URL: ${(error as Error).message}`
+      ),
+      startedAt
+    );
+    return;
+  }
   const client = new NeonClient({
     baseUrl: settings.apiHost,
     apiKey: settings.apiKey,
-    transport: await defaultTransport(),
+    transport,
     signal,
     onRequest: (path) => log.debug(`GET ${path}`),
     onRetry: (event) =>
@@ -71,7 +85,7 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     report.finishedAt = Date.now();
     report.requests = client.requests;
   }
-  await publish(settings, client, report);
+  await publish(settings, client, report, signal);
   await client.close().catch(() => undefined);
 }
 
@@ -109,7 +123,12 @@ const NO_MORE_REQUESTS: ReadonlySet<string> = new Set([
 ]);
 
 /** Summary, PR comment, outputs and the step's result, from whatever the run saw. */
-async function publish(settings: Settings, client: NeonClient, report: Report): Promise<void> {
+async function publish(
+  settings: Settings,
+  client: NeonClient,
+  report: Report,
+  signal: AbortSignal
+): Promise<void> {
   if (
     settings.summary &&
     settings.summaryLimit > 0 &&
@@ -118,20 +137,25 @@ async function publish(settings: Settings, client: NeonClient, report: Report): 
   ) {
     await addRecentOperations(settings, client, report);
   }
-  const summary = settings.summary ? renderSummary(report) : '';
+  const summary = settings.summary ? safeSummary(report) : '';
   writeSummary(summary);
   let commentUrl = '';
   if (settings.commentOnPr && report.status !== WAIT_STATUS.aborted) {
-    const comment = await upsertComment({
-      token: settings.githubToken,
-      tag: settings.commentTag,
-      body: redact(renderSummary(report, COMMENT_LIMIT)),
-      digestSource: stableView(report),
-      eventName: process.env.GITHUB_EVENT_NAME ?? '',
-      eventPath: process.env.GITHUB_EVENT_PATH,
-      repository: process.env.GITHUB_REPOSITORY
-    });
-    commentUrl = comment?.url ?? '';
+    try {
+      const comment = await upsertComment({
+        token: settings.githubToken,
+        tag: settings.commentTag,
+        body: redact(renderSummary(report, COMMENT_LIMIT)),
+        digestSource: stableView(report),
+        signal,
+        eventName: process.env.GITHUB_EVENT_NAME ?? '',
+        eventPath: process.env.GITHUB_EVENT_PATH,
+        repository: process.env.GITHUB_REPOSITORY
+      });
+      commentUrl = comment?.url ?? '';
+    } catch (error) {
+      log.warning(`Could not write the PR comment: ${(error as Error).message}`);
+    }
   }
   setOutputs(report, summary, commentUrl);
   if (report.failure) log.fail(report.failure);
@@ -139,6 +163,16 @@ async function publish(settings: Settings, client: NeonClient, report: Report): 
     log.info(
       `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
     );
+}
+
+/** The summary, or if rendering it fails on data nobody foresaw, a short one that says so. */
+function safeSummary(report: Report): string {
+  try {
+    return renderSummary(report);
+  } catch (error) {
+    log.warning(`Could not render the full summary: ${(error as Error).message}`);
+    return `### Neon operations: ${escapeText(report.status)}\n\n${report.failure ? `> ${escapeText(report.failure, 2000)}\n\n` : ''}`;
+  }
 }
 
 function writeSummary(summary: string): void {
@@ -166,8 +200,9 @@ function reportInputError(error: InputError, startedAt: number): void {
     requests: 0
   };
   // The summary is written unless it was asked off (its own value may be the bad input).
-  const summary =
-    runner.getInput('summary').trim().toLowerCase() === 'false' ? '' : renderSummary(report);
+  const summary = /^(false|no|off)$/i.test(runner.getInput('summary').trim())
+    ? ''
+    : renderSummary(report);
   writeSummary(summary);
   setOutputs(report, summary, '');
   log.fail(error.message);
@@ -226,9 +261,13 @@ async function watch(
 
   const verdict = (): CheckState => {
     if (!projectMode) return tracker.verdict(settings.failFast);
-    const open = tracker.seen().filter((op) => isInProgress(op.status));
-    if (settings.failFast && open.some((op) => op.status === 'failed')) return 'failure';
-    return open.length === 0 ? 'success' : 'pending';
+    // An operation seen in progress that then fails ends the wait at once with fail_fast;
+    // otherwise the wait goes on until the project is idle, and fails then.
+    const seen = tracker.seen();
+    if (settings.failFast && seen.some((op) => classifyStatus(op.status, true) === 'failure')) {
+      return 'failure';
+    }
+    return seen.some((op) => isInProgress(op.status)) ? 'pending' : 'success';
   };
   const check = async (): Promise<CheckState> => {
     await refresher.refresh(deadline);
@@ -272,16 +311,15 @@ async function watch(
   }
 
   if (projectMode) {
-    const busy = tracker.seen().some((op) => isInProgress(op.status));
+    const seen = tracker.seen();
+    const busy = seen.some((op) => isInProgress(op.status));
+    const failed = seen.filter((op) => classifyStatus(op.status, settings.failFast) === 'failure');
     report.status = !settings.wait && busy ? WAIT_STATUS.busy : WAIT_STATUS.idle;
-    if (result.outcome === 'failure') {
-      report.status = 'failed';
-      report.failure = `An operation of ${scope} failed (fail_fast): ${failing(tracker.seen(), true)}`;
-      return;
+    if (settings.wait && failed.length > 0) {
+      // Idle, but work this wait followed did not succeed: a gate must not pass on that.
+      report.status = aggregateStatus(failed.map((op) => op.status));
+      report.failure = `Operation(s) of ${scope} did not succeed: ${failing(failed, settings.failFast)}`;
     }
-    const ended = tracker.seen().filter((op) => classifyStatus(op.status, false) === 'failure');
-    if (ended.length)
-      log.warning(`Operations of ${scope} ended without success: ${failing(ended, false)}`);
     return;
   }
 

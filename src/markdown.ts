@@ -1,3 +1,4 @@
+import { redact } from './redact.js';
 import { truncate } from './text.js';
 
 /**
@@ -25,9 +26,10 @@ const ENTITY: Record<string, string> = {
   $: '&#36;'
 };
 
-export function escapeText(text: string, max = 300): string {
+export function escapeText(text: unknown, max = 300): string {
+  // Secrets go first: once escaped (`_` becomes `&#95;`) or cut short, a key would no longer match.
   const flat = truncate(
-    String(text)
+    redact(String(text))
       .replace(/\p{Cc}+/gu, ' ')
       .trim(),
     max

@@ -38,6 +38,23 @@ export function isOperation(value: unknown): value is Operation {
   );
 }
 
+/**
+ * The operation with the fields this action reads coerced to their documented types, so an
+ * `error` that is not a string or a missing `failures_count` cannot break a log line or a sum.
+ * Every other field is kept as the API sent it.
+ */
+export function normalizeOperation(op: Operation): Operation {
+  const fixed: Operation = { ...op, id: op.id.toLowerCase() };
+  if (op.error !== undefined && typeof op.error !== 'string')
+    fixed.error = JSON.stringify(op.error);
+  const failures = Number(op.failures_count);
+  fixed.failures_count = Number.isFinite(failures) ? failures : 0;
+  for (const field of ['created_at', 'updated_at', 'branch_id', 'endpoint_id'] as const) {
+    if (op[field] !== undefined && typeof op[field] !== 'string') fixed[field] = String(op[field]);
+  }
+  return fixed;
+}
+
 /** The first 8 characters of a UUID: enough to tell operations apart in a log line. */
 export function shortId(id: string): string {
   return id.slice(0, 8);

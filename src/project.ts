@@ -11,8 +11,10 @@ export async function resolveProjectId(
   deadline: number
 ): Promise<string> {
   if (given.projectId) return given.projectId;
-  const limit = 10;
-  const page = await client.listProjects({ limit, orgId: given.orgId }, deadline);
+  // One more than shown: the service returns a cursor even on its last page, so only an eleventh
+  // project tells that there are more.
+  const shown = 10;
+  const page = await client.listProjects({ limit: shown + 1, orgId: given.orgId }, deadline);
   if (page.projects.length === 1) return (page.projects[0] as { id: string }).id;
   if (page.projects.length === 0) {
     throw new InputError(
@@ -21,12 +23,12 @@ export async function resolveProjectId(
         '. Set project_id (with a personal key, projects of an organization need org_id).'
     );
   }
-  const more = page.projects.length === limit && page.cursor !== undefined;
-  const shown = page.projects.map((p) =>
-    p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id
-  );
+  const more = page.projects.length > shown;
+  const names = page.projects
+    .slice(0, shown)
+    .map((p) => (p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id));
   throw new InputError(
-    `Input 'project_id' is empty and the API key sees ${more ? 'more than ' : ''}${page.projects.length} ` +
-      `projects: ${shown.join(', ')}${more ? ', …' : ''}. Set project_id to one of them.`
+    `Input 'project_id' is empty and the API key sees ${more ? 'more than ' : ''}${Math.min(shown, page.projects.length)} ` +
+      `projects: ${names.join(', ')}${more ? ', …' : ''}. Set project_id to one of them.`
   );
 }

@@ -1,6 +1,6 @@
 import { getInput } from './runner.js';
 import { parseDuration } from './duration.js';
-import { isOperation, type Operation, RESOURCE_ID, UUID } from './operation.js';
+import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } from './operation.js';
 
 /** Everything the action was asked to do, read and checked once before any request is sent. */
 export interface Settings {
@@ -154,7 +154,7 @@ export function parseOperationsJson(value: string): Operation[] {
         `${expected}; item ${index} is not an operation (it needs a UUID "id", a "project_id", an "action" and a "status").`
       );
     }
-    return { ...item, id: item.id.toLowerCase() };
+    return normalizeOperation(item);
   });
 }
 

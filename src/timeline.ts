@@ -1,6 +1,8 @@
-import { actionName, operationDurationMs } from './display.js';
+import { actionName, isValidTime, operationDurationMs } from './display.js';
 import { type Operation, shortId } from './operation.js';
 import { classifyStatus } from './status.js';
+
+const YEAR_MS = 366 * 86_400_000;
 
 /** Rows beyond this make a chart nobody can read; the newest are kept. */
 export const TIMELINE_ROWS = 25;
@@ -42,7 +44,10 @@ export function renderTimeline(
   const bars = sections.flatMap(([, b]) => b);
   if (bars.length === 0) return [];
   const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
-  const minWidth = Math.max(1000, Math.round(span / 150));
+  // Very short operations still get a visible sliver, but never one that reaches past now.
+  const minWidth = Math.max(500, Math.round(span / 300));
+  const drawnEnd = (b: Bar): number =>
+    Math.max(b.end, Math.min(b.start + minWidth, Math.max(now, b.end)));
 
   // Wall-clock UTC written without a zone: Mermaid shows it as is, so every reader sees UTC.
   const lines = [
@@ -57,7 +62,7 @@ export function renderTimeline(
     lines.push(`  section ${title}`);
     for (const b of sectionBars) {
       lines.push(
-        `  ${b.label} :${b.tag}${wallClock(b.start)}, ${wallClock(Math.max(b.end, b.start + minWidth))}`
+        `  ${b.label} :${b.tag}${wallClock(b.start)}, ${wallClock(drawnEnd(b) > b.start ? drawnEnd(b) : b.start + minWidth)}`
       );
     }
   }
@@ -72,8 +77,11 @@ export function renderTimeline(
 
 function bar(op: Operation, now: number): Bar | undefined {
   const start = Date.parse(op.created_at);
-  if (Number.isNaN(start)) return undefined;
-  const duration = operationDurationMs(op, now) ?? 0;
+  // Only what a chart of recent work can show: within a year of now (the API keeps 6 months).
+  if (!isValidTime(start) || Math.abs(start - now) > YEAR_MS) return undefined;
+  // A duration the chart cannot draw (negative, or past year 275760) is drawn as a moment.
+  const reported = operationDurationMs(op, now) ?? 0;
+  const duration = isValidTime(start + reported) && reported >= 0 ? Math.min(reported, YEAR_MS) : 0;
   const verdict = classifyStatus(op.status, false);
   const tag =
     verdict === 'failure' || op.status === 'failed'

@@ -69,7 +69,9 @@ describe('transient faults are retried and the wait still ends right', () => {
     const run = await runAction(inputs(sim, { operation_id: op.id, timeout: '3s' }));
     expect(run.outputs.status).toBe('timeout');
     expect(run.outputs.timed_out).toBe('true');
-    expect(run.stdout).toMatch(/::error::Timed out after 3s .*Last error: no answer within/);
+    expect(run.stdout).toMatch(
+      /::error::Timed out after 3s .*Last error: no answer before the deadline/
+    );
     expect(run.durationMs).toBeLessThan(6000);
     expect(run.summary).toContain('timed out');
   });
@@ -257,5 +259,139 @@ describe('the API key never appears', () => {
     expect(failed.code).toBe(1);
     expect(failed.everything).toContain('Bearer ***');
     expect(failed.everything).not.toContain(key);
+  });
+});
+
+describe('hostile or odd data from the API', () => {
+  it('keeps the key out of the summary even in escaped or shortened form', async () => {
+    const key = `napi_${uuid().replace(/-/g, '')}_x:y$z`;
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate({
+      keys: { [key]: { kind: 'personal', user: 'user-1' } },
+      projects: [{ id: PROJECT, name: 'p', owner_id: 'user-1' }],
+      operations: [op]
+    });
+    sim.inject({ kind: 'echo-key', status: 400 }, { times: 1 });
+    const run = await runAction(
+      inputs(sim, { api_key: key, operation_id: op.id, summary_limit: '5' })
+    );
+    expect(run.code).toBe(1);
+    expect(run.summary).toContain('Bearer &#42;&#42;&#42;');
+    for (const form of [key, escapeText(key), key.slice(0, 20), key.slice(-20)]) {
+      expect(run.everything).not.toContain(form);
+    }
+  });
+
+  it('breaks a legacy ##[command] anywhere in a line of API text', async () => {
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [300, 'error', { error: 'db x ##[stop-commands]tok1 and ##[add-mask]abc' }]
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { operation_id: op.id }));
+    expect(run.stdout).not.toContain('##[');
+    expect(run.stdout).toContain('## [stop-commands]tok1');
+    expect(workflowCommands(run.stdout).filter((l) => l.startsWith('::error::'))).toHaveLength(1);
+  });
+
+  it('survives impossible dates, durations and an error that is not a string', async () => {
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']], {
+      extra: { created_at: '+275760-09-13T00:00:00Z', total_duration_ms: 1e16, error: { code: 7 } }
+    });
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
+    expect(run.code).toBe(0);
+    expect(run.outputs.status).toBe('finished');
+    expect(run.summary).toContain('Neon operations: finished');
+    expect(run.summary).toContain('{&quot;code&quot;&#58;7}');
+  });
+
+  it('refuses a proxy variable it cannot read, with every output set', async () => {
+    sim = await simulate([]);
+    const run = await runAction({
+      ...inputs(sim, { operation_id: uuid() }),
+      env: { HTTPS_PROXY: 'not a url' }
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /::error::HTTPS_PROXY \/ HTTP_PROXY does not hold a usable proxy URL/
+    );
+    expect(run.outputs.status).toBe('input_error');
+    expect(sim.requests).toHaveLength(0);
+  });
+});
+
+describe('project mode gates on the work it followed', () => {
+  it('fails when an operation it saw in progress ends in error, and at once with fail_fast', async () => {
+    const bad = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [-100, 'running'],
+        [600, 'error', { error: 'no capacity' }]
+      ],
+      {
+        branch_id: 'br-a'
+      }
+    );
+    const slow = operation(
+      PROJECT,
+      'create_branch',
+      [
+        [-100, 'running'],
+        [3000, 'finished']
+      ],
+      { branch_id: 'br-a' }
+    );
+    sim = await simulate([bad, slow]);
+    const patient = await runAction(inputs(sim, { branch_id: 'br-a' }));
+    expect(patient.code).toBe(1);
+    expect(patient.outputs.status).toBe('error');
+    expect(patient.stdout).toMatch(
+      /::error::Operation\(s\) of branch br-a .* did not succeed: start_compute .* is error .*no capacity/
+    );
+    expect(Number(patient.outputs.elapsed_seconds)).toBeGreaterThanOrEqual(2.5);
+    await sim.close();
+
+    const bad2 = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [-100, 'running'],
+        [600, 'error']
+      ],
+      { branch_id: 'br-a' }
+    );
+    const slow2 = operation(
+      PROJECT,
+      'create_branch',
+      [
+        [-100, 'running'],
+        [30_000, 'finished']
+      ],
+      { branch_id: 'br-a' }
+    );
+    sim = await simulate([bad2, slow2]);
+    const fast = await runAction(inputs(sim, { branch_id: 'br-a', fail_fast: 'true' }));
+    expect(fast.code).toBe(1);
+    expect(fast.outputs.status).toBe('error');
+    expect(Number(fast.outputs.elapsed_seconds)).toBeLessThan(5);
+  });
+
+  it('says "10 projects", not "more than 10", when the key sees exactly ten', async () => {
+    sim = await simulate({
+      keys: { [DEFAULT_KEY]: { kind: 'organization', org: 'org-a' } },
+      projects: Array.from({ length: 10 }, (_, i) => ({
+        id: `proj-${i}`,
+        name: `p${i}`,
+        owner_id: 'u',
+        org_id: 'org-a'
+      })),
+      operations: []
+    });
+    const run = await runAction({
+      inputs: { api_key: DEFAULT_KEY, api_host: sim.url, summary_limit: '0' }
+    });
+    expect(run.stdout).toMatch(/the API key sees 10 projects: proj-0/);
   });
 });
