@@ -108,7 +108,7 @@ describe('NeonClient', () => {
   });
 
   it('honours Retry-After given as an HTTP date', async () => {
-    const at = new Date(Date.now() + 1500).toUTCString();
+    const at = new Date(Date.now() + 3000).toUTCString();
     sim.inject({ kind: 'status', status: 429, retryAfter: at }, { times: 1 });
     const delays: number[] = [];
     await client({ onRetry: (e) => delays.push(e.delayMs), random: () => 0 }).getOperation(
@@ -116,8 +116,9 @@ describe('NeonClient', () => {
       op.id,
       soon()
     );
-    expect(delays[0]).toBeGreaterThan(0);
-    expect(delays[0]).toBeLessThanOrEqual(1500);
+    // HTTP dates have whole seconds: 2 to 3 s from now, never the 20 ms backoff of this client.
+    expect(delays[0]).toBeGreaterThanOrEqual(1900);
+    expect(delays[0]).toBeLessThanOrEqual(3000);
   });
 
   it('stops retrying at the deadline and names the last error', async () => {
@@ -196,6 +197,40 @@ describe('NeonClient', () => {
     const page = await client().listProjects({ limit: 10 }, soon());
     expect(page.projects.map((p) => p.id)).toEqual([PROJECT]);
     expect(sim.requests[0]?.query).toEqual({ limit: '10' });
+  });
+});
+
+describe('retry delays', () => {
+  it('wait at least Retry-After and spread up to a second more, so jobs do not return together', async () => {
+    for (const [random, expected] of [
+      [0, 1000],
+      [1, 2000]
+    ] as const) {
+      sim.inject({ kind: 'status', status: 429, retryAfter: '1' }, { times: 1 });
+      const delays: number[] = [];
+      await client({ random: () => random, onRetry: (e) => delays.push(e.delayMs) }).getOperation(
+        PROJECT,
+        op.id,
+        soon(10_000)
+      );
+      expect(delays).toEqual([expected]);
+    }
+  });
+
+  it('back off exponentially, half fixed and half random', async () => {
+    for (const [random, expected] of [
+      [0, [10, 20, 40]],
+      [1, [20, 40, 80]]
+    ] as const) {
+      sim.inject({ kind: 'status', status: 503 }, { times: 3 });
+      const delays: number[] = [];
+      await client({ random: () => random, onRetry: (e) => delays.push(e.delayMs) }).getOperation(
+        PROJECT,
+        op.id,
+        soon()
+      );
+      expect(delays).toEqual(expected);
+    }
   });
 });
 

@@ -185,7 +185,13 @@ describe('renderTimeline', () => {
       [],
       NOW
     );
-    for (const b of barsOf(lines)) expect(b.end).toBeGreaterThan(b.start);
+    const bars = barsOf(lines);
+    expect(bars).toHaveLength(2);
+    for (const b of bars) expect(b.end).toBeGreaterThan(b.start);
+    // The instant one is drawn a sliver wide: 1/300 of the chart, not a single millisecond.
+    const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
+    const sliver = bars[1] as { start: number; end: number };
+    expect(sliver.end - sliver.start).toBeGreaterThanOrEqual(Math.floor(span / 400));
   });
 
   it('leaves out an operation whose created_at cannot be read', () => {

@@ -86,16 +86,25 @@ describe('waitUntil', () => {
 
   it('stops as cancelled when the signal aborts during a sleep', async () => {
     const controller = new AbortController();
-    const clock = fakeClock();
-    const result = await waitUntil(
-      async () => {
-        controller.abort();
-        return 'pending';
-      },
-      { deadline: clock.now() + 60_000, delay: () => 1000, clock, signal: controller.signal }
-    );
-    expect(result.outcome).toBe('cancelled');
-    expect(result.checks).toBe(1);
+    let sleeping = false;
+    // A sleep that only ends when the signal aborts: the loop must pass the signal on to it.
+    const clock: Clock = {
+      now: () => 1_000_000,
+      sleep: (_ms, signal) =>
+        new Promise<void>((_resolve, reject) => {
+          sleeping = true;
+          signal?.addEventListener('abort', () => reject(new CancelledError()), { once: true });
+        })
+    };
+    setTimeout(() => controller.abort(), 20);
+    const result = await waitUntil(async () => 'pending', {
+      deadline: 1_000_000 + 60_000,
+      delay: () => 30_000,
+      clock,
+      signal: controller.signal
+    });
+    expect(sleeping).toBe(true);
+    expect(result).toEqual({ outcome: 'cancelled', checks: 1 });
   });
 
   it('lets other errors through (a refused key is not a timeout)', async () => {

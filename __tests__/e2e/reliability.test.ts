@@ -100,8 +100,16 @@ describe('errors that retrying cannot fix', () => {
     ]);
     sim = await simulate([op]);
     const s = sim;
-    setTimeout(() => s.revokeKey(DEFAULT_KEY), 1200);
+    // Revoked after two answered requests, however slowly the process starts.
+    const watch = setInterval(() => {
+      if (s.requests.length >= 2) {
+        s.revokeKey(DEFAULT_KEY);
+        clearInterval(watch);
+      }
+    }, 5);
     const run = await runAction(inputs(sim, { operation_id: op.id }));
+    clearInterval(watch);
+    expect(sim.requests.slice(0, 2).map((r) => r.status)).toEqual([200, 200]);
     expect(run.code).toBe(1);
     expect(run.outputs.status).toBe('api_error');
     expect(run.stdout).toMatch(/::error::The API refused the key \(HTTP 401\)/);
@@ -153,20 +161,21 @@ describe('cancellation', () => {
   it('stops polling on SIGINT, sets the outputs, writes the summary and exits quickly', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
     sim = await simulate([op]);
+    // interval 1m: the signal comes while the action sleeps between checks (0, 0.6, 1.5, 3, 5.5 s).
+    const signalAt = sim.now() + 4000;
     const run = await runAction({
-      ...inputs(sim, { operation_id: op.id, timeout: '5m' }),
-      signalAfterMs: { signal: 'SIGINT', ms: 1500 }
+      ...inputs(sim, { operation_id: op.id, timeout: '5m', interval: '1m' }),
+      signalAfterMs: { signal: 'SIGINT', ms: 4000 }
     });
     expect(run.signal).toBeNull();
-    expect(run.durationMs).toBeLessThan(3500);
+    expect(run.durationMs).toBeLessThan(6500);
     expect(run.outputs.status).toBe('aborted');
     expect(run.outputs.timed_out).toBe('false');
     expect(JSON.parse(run.outputs.operations as string)[0].status).toBe('running');
     expect(run.summary).toContain('cancelled with the job');
     expect(run.summary).toContain(op.id.slice(0, 8));
-    const requestsAtExit = sim.requests.length;
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(sim.requests.length).toBe(requestsAtExit);
+    expect(sim.requests.length).toBeGreaterThanOrEqual(3);
+    expect(sim.requests.filter((r) => r.at > signalAt + 250)).toEqual([]);
   });
 
   it('also stops on SIGTERM', async () => {
@@ -350,7 +359,8 @@ describe('project mode gates on the work it followed', () => {
     expect(patient.stdout).toMatch(
       /::error::Operation\(s\) of branch br-a .* did not succeed: start_compute .* is error .*no capacity/
     );
-    expect(Number(patient.outputs.elapsed_seconds)).toBeGreaterThanOrEqual(2.5);
+    // It waited for the slow one (finished at 3 s on the simulator's clock) before failing.
+    expect(sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(3000);
     await sim.close();
 
     const bad2 = operation(

@@ -207,11 +207,16 @@ describe('sticky PR comment', () => {
     expect(same.stdout).toContain('The PR comment is up to date');
     expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
 
-    sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
+    const firstDigest = /digest="([0-9a-f]{16})"/.exec(github.comments[0]?.body ?? '')?.[1];
+    const added = operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]);
+    sim.addOperation(added);
     const changed = await runAction(commentInputs(sim, op));
     expect(changed.outputs.comment_url).toBe(first.outputs.comment_url);
     expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     expect(github.comments).toHaveLength(1);
+    // The comment now shows the new operation, under a new digest.
+    expect(github.comments[0]?.body).toContain(added.id.slice(0, 8));
+    expect(github.comments[0]?.body).not.toContain(`digest="${firstDigest}"`);
   });
 
   it('finds its comment among many pages and never edits a copied marker in someone else’s comment', async () => {
