@@ -282,7 +282,6 @@ async function watch(
     signal
   });
   report.operations = tracker.list();
-  const statuses = tracker.seen().map((op) => op.status);
 
   switch (result.outcome) {
     case 'cancelled':
@@ -291,15 +290,13 @@ async function watch(
       report.status = WAIT_STATUS.timeout;
       report.timedOut = true;
       report.lastError = result.lastError;
-      const pending = tracker
-        .openIds(settings.failFast)
-        .map((id) => describe(tracker.list().find((op) => op.id === id)));
-      const stillOpen = projectMode
-        ? tracker
-            .seen()
-            .filter((op) => isInProgress(op.status))
-            .map(describe)
-        : pending;
+      const stillOpen = tracker
+        .list()
+        .filter(
+          (op) =>
+            op.status === undefined || classifyStatus(op.status, settings.failFast) === 'pending'
+        )
+        .map(describe);
       report.failure =
         `Timed out after ${formatDuration(settings.timeoutMs)} waiting for ` +
         (stillOpen.length ? stillOpen.join('; ') : scope) +
@@ -323,14 +320,13 @@ async function watch(
     return;
   }
 
-  report.status = aggregateStatus(statuses);
+  report.status = aggregateStatus(tracker.seen().map((op) => op.status));
   if (settings.wait && result.outcome === 'failure') {
     report.failure = `Operation(s) did not succeed: ${failing(tracker.seen(), settings.failFast)}`;
   }
 }
 
-function describe(op: Operation | undefined): string {
-  if (!op) return 'an operation';
+function describe(op: Operation): string {
   return op.action
     ? `${op.action} ${op.id} (last status ${op.status})`
     : `operation ${op.id} (not seen yet)`;
