@@ -248,7 +248,7 @@ async function watch(
   const tracker = new OperationTracker(settings.operationIds, settings.givenOperations);
   const projectMode = report.mode === 'project';
   const refresher = projectMode
-    ? new ProjectRefresher(client, projectId, settings.branchId, tracker, settings.failFast)
+    ? new ProjectRefresher(client, projectId, settings.branchId, tracker)
     : new OperationRefresher(client, projectId, tracker, settings.failFast);
   const scope = settings.branchId
     ? `branch ${settings.branchId} of project ${projectId}`

@@ -1,5 +1,4 @@
 import type { NeonClient, OperationsPage } from './api-client.js';
-import type { Operation } from './operation.js';
 import { isInProgress } from './status.js';
 import type { OperationTracker } from './tracker.js';
 
@@ -49,11 +48,9 @@ export class OperationRefresher {
       byId = open.filter((id) => !found.has(id));
       for (const id of byId) this.offPage.add(id);
     }
-    for (const id of byId) this.tracker.record(await this.getOperation(id, deadline));
-  }
-
-  getOperation(id: string, deadline: number): Promise<Operation> {
-    return this.client.getOperation(this.projectId, id, deadline);
+    for (const id of byId) {
+      this.tracker.record(await this.client.getOperation(this.projectId, id, deadline));
+    }
   }
 }
 
@@ -63,18 +60,14 @@ export class OperationRefresher {
  */
 export class ProjectRefresher {
   private checks = 0;
-  private readonly byId: OperationRefresher;
   newestPage?: NewestPage;
 
   constructor(
     private readonly client: NeonClient,
     private readonly projectId: string,
     private readonly branchId: string | undefined,
-    private readonly tracker: OperationTracker,
-    failFast: boolean
-  ) {
-    this.byId = new OperationRefresher(client, projectId, tracker, failFast);
-  }
+    private readonly tracker: OperationTracker
+  ) {}
 
   async refresh(deadline: number): Promise<void> {
     const pages = this.checks++ === 0 ? FIRST_SCAN_PAGES : 1;
@@ -100,7 +93,7 @@ export class ProjectRefresher {
     // In-progress operations that slipped off the newest page are followed by id.
     for (const op of this.tracker.seen()) {
       if (!onPage.has(op.id) && isInProgress(op.status)) {
-        this.tracker.record(await this.byId.getOperation(op.id, deadline));
+        this.tracker.record(await this.client.getOperation(this.projectId, op.id, deadline));
       }
     }
   }
