@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { ApiError, DeadlineError, NeonClient, retryAfter } from '../src/api-client.js';
-import { CancelledError } from '../src/clock.js';
+import { ApiError, DeadlineError, NeonClient, retryAfter } from '../src/neon/client.js';
+import { CancelledError } from '../src/util/clock.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
 import {
   DEFAULT_KEY,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { digestOf, marker, pullRequestOf, readMarker } from '../src/comment.js';
+import { digestOf, marker, pullRequestOf, readMarker } from '../src/action/comment.js';
 
 describe('pullRequestOf', () => {
   it.each(['pull_request', 'pull_request_target'])('reads the PR number of a %s event', (event) => {

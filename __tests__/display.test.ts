@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
-import { actionName, ago, operationDurationMs, statusCounts, utc } from '../src/display.js';
-import type { Operation } from '../src/operation.js';
+import { actionName, ago, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
+import type { Operation } from '../src/neon/operation.js';
 
 /** The action enum of the official OpenAPI document (API v2) shipped in `@neondatabase/api-client`. */
 const OFFICIAL_ACTIONS = (

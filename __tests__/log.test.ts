@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { neutralize, oneLine } from '../src/log.js';
-import { clearSecrets, redact, REDACTED, registerSecret } from '../src/redact.js';
+import { neutralize, oneLine } from '../src/action/log.js';
+import { clearSecrets, redact, REDACTED, registerSecret } from '../src/util/redact.js';
 
 afterEach(() => clearSecrets());
 

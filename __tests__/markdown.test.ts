@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { code, escapeText } from '../src/markdown.js';
+import { code, escapeText } from '../src/report/markdown.js';
 
 const HOSTILE = [
   '<img src=x onerror=alert(1)>',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { pollDelay } from '../src/schedule.js';
+import { pollDelay } from '../src/wait/schedule.js';
 import { simulatedWait } from '../simulator/simulated-wait.js';
 
 // The action's real loop against the simulator, on a simulated clock: request counts and the

@@ -9,7 +9,7 @@ import {
   getInput,
   setFailed,
   setOutput
-} from '../src/runner.js';
+} from '../src/action/runner.js';
 import { parseOutputFile } from './helpers/run-action.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { EARLY_DELAYS_MS, pollDelay } from '../src/schedule.js';
+import { EARLY_DELAYS_MS, pollDelay } from '../src/wait/schedule.js';
 
 const LOW = () => 0;
 const MID = () => 0.5;

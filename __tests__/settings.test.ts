@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { InputError, type InputReader, readSettings } from '../src/settings.js';
+import { InputError, type InputReader, readSettings } from '../src/action/settings.js';
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const OP_A = 'd8ac46eb-a757-42b1-9907-f78322ee394e';

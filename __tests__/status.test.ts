@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { aggregateStatus, classifyStatus, isKnownStatus } from '../src/status.js';
+import { aggregateStatus, classifyStatus, isKnownStatus } from '../src/wait/status.js';
 
 /** Every value of the API's OperationStatus enum. */
 const OFFICIAL = [

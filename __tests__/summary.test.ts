@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Operation } from '../src/operation.js';
+import type { Operation } from '../src/neon/operation.js';
 import { makeOperation, nextId } from './helpers/operations.js';
-import type { RecentOperations } from '../src/recent.js';
-import type { Report } from '../src/report.js';
+import type { RecentOperations } from '../src/report/recent.js';
+import type { Report } from '../src/report/model.js';
 import {
   COMMENT_LIMIT,
   operationsTable,
   renderSummary,
   STEP_SUMMARY_LIMIT,
   statusMarker
-} from '../src/summary.js';
+} from '../src/report/summary.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');

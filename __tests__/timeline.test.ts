@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { makeOperation } from './helpers/operations.js';
-import { mermaidText, renderTimeline, TIMELINE_ROWS } from '../src/timeline.js';
+import { mermaidText, renderTimeline, TIMELINE_ROWS } from '../src/report/timeline.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
 const op = makeOperation;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeadlineError } from '../src/api-client.js';
-import { CancelledError, type Clock } from '../src/clock.js';
-import { type CheckState, waitUntil } from '../src/watcher.js';
+import { DeadlineError } from '../src/neon/client.js';
+import { CancelledError, type Clock } from '../src/util/clock.js';
+import { type CheckState, waitUntil } from '../src/wait/loop.js';
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeClock(start = 1_000_000): Clock & { sleeps: number[] } {

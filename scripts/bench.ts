@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pollDelay } from '../src/schedule.js';
+import { pollDelay } from '../src/wait/schedule.js';
 import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
 import { startSimulator } from '../simulator/server.js';
 import { type SimulatedWait, simulatedWait } from '../simulator/simulated-wait.js';

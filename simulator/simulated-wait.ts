@@ -1,8 +1,8 @@
-import { NeonClient } from '../src/api-client.js';
-import { CancelledError, type Clock } from '../src/clock.js';
-import { OperationRefresher } from '../src/refresh.js';
-import { OperationTracker } from '../src/tracker.js';
-import { waitUntil } from '../src/watcher.js';
+import { NeonClient } from '../src/neon/client.js';
+import { CancelledError, type Clock } from '../src/util/clock.js';
+import { OperationRefresher } from '../src/wait/refresh.js';
+import { OperationTracker } from '../src/wait/tracker.js';
+import { waitUntil } from '../src/wait/loop.js';
 import { DEFAULT_KEY, operation, type OperationScript, singleProject } from './scenario.js';
 import { startSimulator } from './server.js';
 

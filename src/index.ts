@@ -1,5 +1,5 @@
 import { run } from './main.js';
-import { redact } from './redact.js';
+import { redact } from './util/redact.js';
 
 // The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
 // then report what was seen.

@@ -1,24 +1,24 @@
-import { ApiError, DeadlineError, NeonClient } from './api-client.js';
-import { CancelledError } from './clock.js';
-import { formatDuration } from './duration.js';
-import { defaultTransport, type Transport } from './http.js';
-import * as log from './log.js';
-import type { Operation } from './operation.js';
-import { setOutputs } from './outputs.js';
-import { resolveProjectId } from './project.js';
-import { redact, registerSecret } from './redact.js';
-import { OperationRefresher, ProjectRefresher } from './refresh.js';
-import { type Report, stableView, WAIT_STATUS } from './report.js';
-import { pollDelay } from './schedule.js';
-import { InputError, readSettings, type Settings } from './settings.js';
-import { aggregateStatus, classifyStatus, isInProgress } from './status.js';
-import { escapeText } from './markdown.js';
-import { COMMENT_LIMIT, renderSummary } from './summary.js';
-import { upsertComment } from './comment.js';
-import { fetchRecentOperations } from './recent.js';
-import * as runner from './runner.js';
-import { OperationTracker } from './tracker.js';
-import { type CheckState, waitUntil } from './watcher.js';
+import { ApiError, DeadlineError, NeonClient } from './neon/client.js';
+import { CancelledError } from './util/clock.js';
+import { formatDuration } from './util/duration.js';
+import { defaultTransport, type Transport } from './neon/http.js';
+import * as log from './action/log.js';
+import type { Operation } from './neon/operation.js';
+import { setOutputs } from './action/outputs.js';
+import { resolveProjectId } from './neon/project.js';
+import { redact, registerSecret } from './util/redact.js';
+import { OperationRefresher, ProjectRefresher } from './wait/refresh.js';
+import { type Report, stableView, WAIT_STATUS } from './report/model.js';
+import { pollDelay } from './wait/schedule.js';
+import { InputError, readSettings, type Settings } from './action/settings.js';
+import { aggregateStatus, classifyStatus, isInProgress } from './wait/status.js';
+import { escapeText } from './report/markdown.js';
+import { COMMENT_LIMIT, renderSummary } from './report/summary.js';
+import { upsertComment } from './action/comment.js';
+import { fetchRecentOperations } from './report/recent.js';
+import * as runner from './action/runner.js';
+import { OperationTracker } from './wait/tracker.js';
+import { type CheckState, waitUntil } from './wait/loop.js';
 
 /** The whole step: settings → project → wait → report (summary, outputs, step result). */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { escapeText } from '../../src/markdown.js';
+import { escapeText } from '../../src/report/markdown.js';
 import { operation } from '../../simulator/scenario.js';
 import type { Fault, Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';

@@ -1,4 +1,4 @@
-import type { Operation } from '../../src/operation.js';
+import type { Operation } from '../../src/neon/operation.js';
 
 let counter = 0;
 

@@ -1,5 +1,5 @@
-import * as log from './log.js';
-import { type Operation, shortId } from './operation.js';
+import * as log from '../action/log.js';
+import { type Operation, shortId } from '../neon/operation.js';
 import { classifyStatus, isKnownStatus, type Verdict } from './status.js';
 
 /**

@@ -1,5 +1,5 @@
-import { DeadlineError } from './api-client.js';
-import { CancelledError, type Clock, systemClock } from './clock.js';
+import { DeadlineError } from '../neon/client.js';
+import { CancelledError, type Clock, systemClock } from '../util/clock.js';
 
 /** What one check found: done (either way) or not yet. The loop knows nothing of HTTP. */
 export type CheckState = 'success' | 'failure' | 'pending';

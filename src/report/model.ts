@@ -1,6 +1,6 @@
-import type { Operation } from './operation.js';
+import type { Operation } from '../neon/operation.js';
 import type { RecentOperations } from './recent.js';
-import type { NewestPage } from './refresh.js';
+import type { NewestPage } from '../wait/refresh.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export interface Report {

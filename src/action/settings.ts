@@ -1,6 +1,6 @@
 import { getInput } from './runner.js';
-import { parseDuration } from './duration.js';
-import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } from './operation.js';
+import { parseDuration } from '../util/duration.js';
+import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } from '../neon/operation.js';
 
 /** Everything the action was asked to do, read and checked once before any request is sent. */
 export interface Settings {

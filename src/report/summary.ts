@@ -1,10 +1,10 @@
 import { actionName, ago, operationDurationMs, statusCounts, utc } from './display.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../util/duration.js';
 import { code, escapeText } from './markdown.js';
-import type { Operation } from './operation.js';
-import type { Report } from './report.js';
+import type { Operation } from '../neon/operation.js';
+import type { Report } from './model.js';
 import { renderTimeline } from './timeline.js';
-import { ACTION_NAME, ACTION_VERSION } from './version.js';
+import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
 /** GitHub refuses a step summary over 1 MiB; stay well under it. */
 export const STEP_SUMMARY_LIMIT = 1_000_000;

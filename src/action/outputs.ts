@@ -1,6 +1,6 @@
 import { setOutput } from './runner.js';
-import { redact } from './redact.js';
-import type { Report } from './report.js';
+import { redact } from '../util/redact.js';
+import type { Report } from '../report/model.js';
 
 /** Sets every output. Called on every path, so later steps can always gate on them. */
 export function setOutputs(report: Report, summary: string, commentUrl: string): void {

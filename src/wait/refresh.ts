@@ -1,4 +1,4 @@
-import type { NeonClient, OperationsPage } from './api-client.js';
+import type { NeonClient, OperationsPage } from '../neon/client.js';
 import { isInProgress } from './status.js';
 import type { OperationTracker } from './tracker.js';
 

@@ -1,8 +1,8 @@
-import { CancelledError, type Clock, systemClock } from './clock.js';
-import { formatDuration } from './duration.js';
+import { CancelledError, type Clock, systemClock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
 import { nodeTransport, type Transport } from './http.js';
 import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
-import { ACTION_NAME, ACTION_VERSION } from './version.js';
+import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
 /** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
 export class ApiError extends Error {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as log from './log.js';
-import { redact } from './redact.js';
+import { redact } from '../util/redact.js';
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
 const MARKER_PREFIX = '<!-- neon-operations-wait-action';

@@ -1,5 +1,5 @@
-import { redact } from './redact.js';
-import { truncate } from './text.js';
+import { redact } from '../util/redact.js';
+import { truncate } from '../util/text.js';
 
 /**
  * Text from the API is data. In a Markdown table cell it must not close the cell, start a code

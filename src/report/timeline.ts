@@ -1,6 +1,6 @@
 import { actionName, isValidTime, operationDurationMs } from './display.js';
-import { type Operation, shortId } from './operation.js';
-import { classifyStatus } from './status.js';
+import { type Operation, shortId } from '../neon/operation.js';
+import { classifyStatus } from '../wait/status.js';
 
 const YEAR_MS = 366 * 86_400_000;
 

@@ -1,5 +1,5 @@
-import type { Operation } from './operation.js';
-import { isInProgress } from './status.js';
+import type { Operation } from '../neon/operation.js';
+import { isInProgress } from '../wait/status.js';
 
 // Where the generic rule (first letter up, underscores to spaces) reads badly.
 const NAMES: Record<string, string> = {

@@ -1,6 +1,6 @@
 import * as runner from './runner.js';
-import { redact } from './redact.js';
-import { truncate } from './text.js';
+import { redact } from '../util/redact.js';
+import { truncate } from '../util/text.js';
 
 /**
  * Logging that is safe for text from the API: secrets are redacted, and no line can be read by the

@@ -1,5 +1,5 @@
-import type { NeonClient, OperationsPage } from './api-client.js';
-import type { Operation } from './operation.js';
+import type { NeonClient, OperationsPage } from '../neon/client.js';
+import type { Operation } from '../neon/operation.js';
 
 /** With `branch_id`, at most this many pages are scanned for that branch's operations. */
 export const BRANCH_SCAN_PAGES = 5;
