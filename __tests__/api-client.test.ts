@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { ApiError, DeadlineError, NeonClient, retryAfter } from '../src/neon/client.js';
-import { CancelledError } from '../src/util/clock.js';
+import { NeonClient } from '../src/neon/client.js';
+import { retryAfter } from '../src/neon/retry.js';
+import { ApiError, CancelledError, DeadlineError } from '../src/util/errors.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
 import {
   DEFAULT_KEY,

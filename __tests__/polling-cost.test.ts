@@ -1,19 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { pollDelay } from '../src/wait/schedule.js';
 import { simulatedWait } from '../simulator/simulated-wait.js';
 
 // The action's real loop against the simulator, on a simulated clock: request counts and the
 // simulated times of checks are exact, whatever the machine is doing.
-const ours =
-  (intervalMs: number) =>
-  (n: number, random: () => number): number =>
-    pollDelay(n, intervalMs, random);
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 
 describe('polling cost and promptness (simulated clock)', () => {
   it('sees an operation that ends 1.2 s in by 1.7 s, with the default 5 s interval', async () => {
     for (const seed of SEEDS) {
-      const wait = await simulatedWait({ durationMs: 1200, delay: ours(5000), seed });
+      const wait = await simulatedWait({ durationMs: 1200, intervalMs: 5000, seed });
       expect(wait.noticeMs).toBeDefined();
       expect(wait.seconds).toBeLessThanOrEqual(1.7);
     }
@@ -21,14 +16,14 @@ describe('polling cost and promptness (simulated clock)', () => {
 
   it('spends at most 10 requests on a 25-second operation', async () => {
     for (const seed of SEEDS) {
-      const wait = await simulatedWait({ durationMs: 25_000, delay: ours(5000), seed });
+      const wait = await simulatedWait({ durationMs: 25_000, intervalMs: 5000, seed });
       expect(wait.requests).toBeLessThanOrEqual(10);
     }
   });
 
   it('does not spend more requests for more awaited operations of one project', async () => {
-    const one = await simulatedWait({ durationMs: 30_000, count: 1, delay: ours(1000) });
-    const twenty = await simulatedWait({ durationMs: 30_000, count: 20, delay: ours(1000) });
+    const one = await simulatedWait({ durationMs: 30_000, count: 1, intervalMs: 1000 });
+    const twenty = await simulatedWait({ durationMs: 30_000, count: 20, intervalMs: 1000 });
     expect(twenty.requests / twenty.seconds).toBeLessThanOrEqual(3);
     expect(twenty.requests).toBeLessThanOrEqual(one.requests + 2);
   });

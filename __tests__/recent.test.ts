@@ -218,9 +218,10 @@ describe('fetchRecentOperations paging rules', () => {
     deadline: number;
   }
 
-  function fakeOperations(count: number, branchId = OTHER): Operation[] {
+  /** `count` operations; `from` makes each page's ids new (the same ids again are overlap). */
+  function fakeOperations(count: number, branchId = OTHER, from = 0): Operation[] {
     return Array.from({ length: count }, (_, i) => ({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      id: `00000000-0000-4000-8000-${String(from + i).padStart(12, '0')}`,
       project_id: 'stub-project',
       branch_id: branchId,
       action: 'check_availability',
@@ -256,7 +257,7 @@ describe('fetchRecentOperations paging rules', () => {
 
   it('stops when the cursor does not change', async () => {
     const { client: fake, calls } = stub((call) => ({
-      operations: fakeOperations(call.limit),
+      operations: fakeOperations(call.limit, OTHER, calls.length * 1000),
       cursor: 'same-cursor'
     }));
     const at = Date.now() + 1234;
@@ -298,7 +299,7 @@ describe('fetchRecentOperations paging rules', () => {
 
   it('follows changing cursors up to the bound', async () => {
     const { client: fake, calls } = stub((call) => ({
-      operations: fakeOperations(call.limit),
+      operations: fakeOperations(call.limit, OTHER, calls.length * 1000),
       cursor: `cursor-${calls.length}`
     }));
     const result = await fetchRecentOperations(fake, 'stub-project', {
@@ -314,6 +315,33 @@ describe('fetchRecentOperations paging rules', () => {
       'cursor-4'
     ]);
     expect(result.scanStopped).toBe(true);
+  });
+
+  it('stops when a page adds nothing new, and lists no operation twice (a cursor that loops)', async () => {
+    const target = fakeOperations(3, TARGET);
+    const { client: fake, calls } = stub(() => ({
+      operations: target,
+      cursor: `cursor-${calls.length}`
+    }));
+    const result = await fetchRecentOperations(fake, 'stub-project', {
+      limit: 20,
+      deadline: Date.now() + 1000
+    });
+    // A page of 3 for a limit of 20 is short already; ask for 3 to make the pages full.
+    expect(result.operations.map((o) => o.id)).toEqual(target.map((o) => o.id));
+    expect(calls).toHaveLength(1);
+    const looped = await fetchRecentOperations(
+      stub((call) => ({
+        operations: fakeOperations(call.limit, TARGET),
+        cursor: 'c' + Math.random()
+      })).client,
+      'stub-project',
+      { limit: 500, branchId: TARGET, deadline: Date.now() + 1000 }
+    );
+    expect(looped.operations).toHaveLength(200);
+    expect(new Set(looped.operations.map((o) => o.id)).size).toBe(200);
+    expect(looped.requests).toBe(2);
+    expect(looped.scanStopped).toBe(false);
   });
 
   it('keeps at most limit rows from a page longer than asked', async () => {

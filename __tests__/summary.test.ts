@@ -227,7 +227,8 @@ describe('renderSummary awaited operations', () => {
       status: 'error',
       failures_count: 3,
       error: 'compute did not start',
-      total_duration_ms: 90_000
+      total_duration_ms: 0,
+      updated_at: '2026-01-02T03:05:35Z'
     });
     const text = renderSummary(report({ status: 'error', operations: [a, b] }));
     expect(text).toContain(

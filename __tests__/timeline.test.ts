@@ -155,8 +155,9 @@ describe('renderTimeline', () => {
     expect(bar?.end).toBe(NOW);
   });
 
-  it('takes total_duration_ms for the length of a bar', () => {
-    const [bar] = barsOf(renderTimeline([op({ total_duration_ms: 90_000 })], [], NOW));
+  it('takes the timestamps for the length of a bar, not total_duration_ms', () => {
+    const ended = op({ total_duration_ms: 200, updated_at: '2026-01-02T03:05:35Z' });
+    const [bar] = barsOf(renderTimeline([ended], [], NOW));
     expect((bar?.end as number) - (bar?.start as number)).toBe(90_000);
   });
 

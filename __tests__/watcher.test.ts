@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeadlineError } from '../src/neon/client.js';
-import { CancelledError, type Clock } from '../src/util/clock.js';
+import type { Clock } from '../src/util/clock.js';
+import { CancelledError, DeadlineError } from '../src/util/errors.js';
 import { type CheckState, waitUntil } from '../src/wait/loop.js';
 
 /** A clock that only moves when the code under test sleeps. */

@@ -1,15 +1,15 @@
 import { NeonClient } from '../src/neon/client.js';
-import { CancelledError, type Clock } from '../src/util/clock.js';
-import { OperationRefresher } from '../src/wait/refresh.js';
-import { OperationTracker } from '../src/wait/tracker.js';
-import { waitUntil } from '../src/wait/loop.js';
+import type { Clock } from '../src/util/clock.js';
+import { CancelledError } from '../src/util/errors.js';
+import { waitFor } from '../src/wait/wait.js';
 import { DEFAULT_KEY, operation, type OperationScript, singleProject } from './scenario.js';
 import { startSimulator } from './server.js';
 
 /**
- * The action's real waiting loop (watcher, tracker, refresher, HTTP client, real requests to the
- * simulator on 127.0.0.1) on a simulated clock shared with the simulator: minutes of waiting take
- * a moment, and request counts are exact. Used by the benchmark and the polling-cost tests.
+ * The action's real wait (`waitFor`, as `main` calls it: modes, tracker, schedule, HTTP client, real
+ * requests to the simulator on 127.0.0.1) on a simulated clock shared with the simulator: minutes of
+ * waiting take a moment, and request counts are exact. Used by the benchmark and the polling-cost
+ * tests.
  */
 
 /** A seeded generator, so a run can be repeated. */
@@ -47,8 +47,10 @@ export interface SimulatedWaitOptions {
   /** Operations to await, each lasting this long (times `spread` when given). */
   durationMs: number;
   count?: number;
-  /** Delay before the next check, from the number of checks made so far. */
-  delay: (checksDone: number, random: () => number) => number;
+  /** The action's `interval` (default 5 s). */
+  intervalMs?: number;
+  /** Replaces the action's schedule (another tool's): delay before the next check. */
+  delay?: (checksDone: number, random: () => number) => number;
   /** Give up after this long (default 10 min). */
   maxMs?: number;
   seed?: number;
@@ -77,34 +79,34 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
     epoch
   });
   const client = new NeonClient({ baseUrl: sim.url, apiKey: DEFAULT_KEY, clock, random });
-  const tracker = new OperationTracker(
-    ops.map((o) => o.id),
-    [],
-    () => clock.now()
-  );
-  const refresher = new OperationRefresher(client, PROJECT, tracker, false);
   const finishedAt = Math.max(...ops.map((o) => o.steps.at(-1)?.at ?? 0));
-  const write = process.stdout.write;
-  process.stdout.write = () => true; // the tracker logs every status change
+  const silent = { info: () => undefined, warning: () => undefined };
+  const delay = options.delay;
   try {
-    const result = await waitUntil(
-      async () => {
-        await refresher.refresh(clock.now() + 600_000);
-        return tracker.verdict(false);
+    const result = await waitFor(
+      {
+        projectId: PROJECT,
+        operationIds: ops.map((o) => o.id),
+        givenOperations: [],
+        wait: true,
+        timeoutMs: options.maxMs ?? 600_000,
+        intervalMs: options.intervalMs ?? 5000,
+        failFast: false
       },
       {
-        deadline: epoch + (options.maxMs ?? 600_000),
-        delay: (n) => options.delay(n, random),
-        clock
+        client,
+        clock,
+        random,
+        log: silent,
+        ...(delay && { schedule: (n: number) => delay(n, random) })
       }
     );
     return {
-      noticeMs: result.outcome === 'success' ? clock.elapsed - finishedAt : undefined,
+      noticeMs: result.status === 'finished' ? clock.elapsed - finishedAt : undefined,
       requests: sim.requests.length,
       seconds: clock.elapsed / 1000
     };
   } finally {
-    process.stdout.write = write;
     await client.close();
     await sim.close();
   }

@@ -1,3 +1,4 @@
+import * as core from '@actions/core';
 import { run } from './main.js';
 import { redact } from './util/redact.js';
 
@@ -8,8 +9,5 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 run(controller.signal).catch((error: unknown) => {
   // Only a bug gets here; keep the message, drop the stack.
-  process.exitCode = 1;
-  console.error(
-    `::error::Unexpected failure: ${redact(String((error as Error)?.message ?? error)).replace(/\r?\n/g, ' ')}`
-  );
+  core.setFailed(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`);
 });

@@ -134,7 +134,7 @@ describe('job summary', () => {
       inputs(sim, { project_id: PROJECT, branch_id: 'br-old', summary_limit: '5', timeout: '30s' })
     );
     expect(run.summary).toMatch(
-      /Only the newest 900 operations of the project were scanned for this branch; older ones may exist/
+      /Only the newest 1100 operations of the project were scanned for this branch; older ones may exist/
     );
   });
 
@@ -258,7 +258,7 @@ describe('sticky PR comment', () => {
     sim = await simulate([op]);
     const run = await runAction(commentInputs(sim, op, { github_token: READ_ONLY_TOKEN }));
     expect(run.code).toBe(0);
-    const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning::'));
+    const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
     expect(warnings.join('\n')).toMatch(/pull-requests: write.*pull_request_target/);
     expect(run.outputs.comment_url).toBe('');
   });

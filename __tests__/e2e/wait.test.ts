@@ -143,7 +143,7 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     expect(patient.outputs.status).toBe('finished');
     expect(patient.outputs.failures_count).toBe('1');
     expect(patient.code).toBe(0);
-    expect(patient.stdout).toMatch(/running → failed \(failures: 1\) — error: transient/);
+    expect(patient.stdout).toMatch(/running → failed \(failures: 1\) — .*error: transient/);
     await sim.close();
 
     const again = operation(PROJECT, 'apply_config', timeline.map((s) => [...s]) as never);
@@ -196,7 +196,7 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     expect(run.outputs.status).toBe('finished');
     expect(
       workflowCommands(run.stdout).filter(
-        (l) => l.startsWith('::warning::') && l.includes('warming_up')
+        (l) => l.startsWith('::warning') && l.includes('warming_up')
       )
     ).toHaveLength(1);
   });

@@ -1,12 +1,14 @@
-import * as runner from './runner.js';
+import * as core from '@actions/core';
 import { redact } from '../util/redact.js';
-import { truncate } from '../util/text.js';
+import { oneLine } from '../util/text.js';
+
+export { oneLine };
 
 /**
- * Logging that is safe for text from the API: secrets are redacted, and no line can be read by the
- * runner as a workflow command. The runner reads `::name::` at the start of a line, and the legacy
- * `##[name]` anywhere in it: a line starting with `::` gets a marker in front, and every `##[`
- * becomes `## [`.
+ * The job log, through `@actions/core`, made safe for text from the API: secrets are redacted, and
+ * no line can be read by the runner as a workflow command. The runner reads `::name::` at the start
+ * of a line, and the legacy `##[name]` anywhere in it: a line starting with `::` gets a marker in
+ * front, and every `##[` becomes `## [`.
  */
 export function neutralize(text: string): string {
   return redact(text)
@@ -16,39 +18,34 @@ export function neutralize(text: string): string {
     .join('\n');
 }
 
-/**
- * Text from the API shown inside one log line: secrets redacted first (a cut could otherwise leave
- * part of one), control characters and newlines folded, then shortened.
- */
-export function oneLine(text: unknown, max = 500): string {
-  const flat = redact(String(text))
-    .replace(/\p{Cc}+/gu, ' ')
-    .trim();
-  return truncate(flat, max);
+/** Longest annotation text: the log keeps the whole story, an annotation only points to it. */
+const ANNOTATION_CHARS = 4000;
+
+/** Data of a command: `@actions/core` escapes newlines and `%`; secrets and `##[` are ours to defuse. */
+function commandData(message: string): string {
+  return redact(message).replace(/##\[/g, '## [').slice(0, ANNOTATION_CHARS);
 }
 
 export function info(message: string): void {
-  runner.info(neutralize(message));
-}
-
-/** Data of a command: newlines are escaped by the protocol; secrets and `##[` are ours to defuse. */
-function commandData(message: string): string {
-  return redact(message).replace(/##\[/g, '## [');
+  core.info(neutralize(message));
 }
 
 export function debug(message: string): void {
-  if (runner.isDebug()) runner.command('debug', commandData(message));
+  if (core.isDebug()) core.debug(commandData(message));
 }
 
-/** Annotations: newlines in their data are escaped, so only secrets need care here. */
-export function warning(message: string): void {
-  runner.command('warning', commandData(message));
+export function warning(message: string, title?: string): void {
+  core.warning(commandData(message), title ? { title } : {});
 }
 
-export function notice(message: string): void {
-  runner.command('notice', commandData(message));
+export function notice(message: string, title?: string): void {
+  core.notice(commandData(message), title ? { title } : {});
 }
 
-export function fail(message: string): void {
-  runner.setFailed(commandData(message));
+/** Marks the step failed, with an error annotation. */
+export function fail(message: string, title?: string): void {
+  process.exitCode = core.ExitCode.Failure;
+  core.error(commandData(message), title ? { title } : {});
 }
+
+export { group } from '@actions/core';

@@ -1,15 +1,32 @@
-import { setOutput } from './runner.js';
-import { redact } from '../util/redact.js';
+import * as core from '@actions/core';
 import type { Report } from '../report/model.js';
+import type { Operation } from '../neon/operation.js';
+import { redact } from '../util/redact.js';
+import { truncate } from '../util/text.js';
 
-/** Sets every output. Called on every path, so later steps can always gate on them. */
-export function setOutputs(report: Report, summary: string, commentUrl: string): void {
-  const first = report.operations[0];
-  const set = (name: string, value: string): void => setOutput(name, redact(value));
+/** Longest text field of an operation in the JSON outputs: the API's texts are not ours to trust. */
+const MAX_FIELD_CHARS = 4000;
+
+/**
+ * Sets every output. Called on every path, so later steps can always gate on them. A runner file
+ * that cannot be written loses the outputs, never the verdict: the first failure is returned, for
+ * the log to say, and the rest are still tried.
+ */
+export function setOutputs(report: Report, summary: string, commentUrl: string): Error | undefined {
+  let failed: Error | undefined;
+  const set = (name: string, value: string): void => {
+    try {
+      core.setOutput(name, redact(value));
+    } catch (error) {
+      failed ??= error as Error;
+    }
+  };
+  const operations = report.operations.map(bounded);
+  const first = operations[0];
   set('status', report.status);
   set('timed_out', String(report.timedOut));
   set('operation', first ? JSON.stringify(first) : '');
-  set('operations', JSON.stringify(report.operations));
+  set('operations', JSON.stringify(operations));
   set(
     'failures_count',
     String(report.operations.reduce((sum, op) => sum + (Number(op.failures_count) || 0), 0))
@@ -18,4 +35,24 @@ export function setOutputs(report: Report, summary: string, commentUrl: string):
   set('project_id', report.projectId ?? '');
   set('summary', summary);
   set('comment_url', commentUrl);
+  return failed;
+}
+
+/** The operation with every long text field shortened; other fields as the API sent them. */
+function bounded(op: Operation): Operation {
+  const long = Object.entries(op).filter(
+    ([, value]) => typeof value === 'string' && value.length > MAX_FIELD_CHARS
+  );
+  if (long.length === 0) return op;
+  const copy: Operation = { ...op };
+  for (const [key, value] of long) {
+    // defineProperty, not assignment: a field named `__proto__` stays a field.
+    Object.defineProperty(copy, key, {
+      value: truncate(value as string, MAX_FIELD_CHARS),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    });
+  }
+  return copy;
 }

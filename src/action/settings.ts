@@ -1,22 +1,25 @@
-import { getInput } from './runner.js';
+import * as core from '@actions/core';
+import {
+  isOperation,
+  normalizeOperation,
+  type Operation,
+  RESOURCE_ID,
+  UUID
+} from '../neon/operation.js';
+import type { WaitSettings } from '../wait/mode.js';
 import { parseDuration } from '../util/duration.js';
-import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } from '../neon/operation.js';
+import { InputError } from '../util/errors.js';
+import { registerSecret } from '../util/redact.js';
 
-/** Everything the action was asked to do, read and checked once before any request is sent. */
-export interface Settings {
+export { InputError };
+
+/**
+ * Everything the action was asked to do, read and checked once before any request is sent. This is
+ * the only module that reads inputs.
+ */
+export interface Settings extends WaitSettings {
   apiKey: string;
   apiHost: string;
-  projectId?: string;
-  orgId?: string;
-  branchId?: string;
-  /** Ids to wait for, from `operation_id` and `operations` together, without repeats. */
-  operationIds: string[];
-  /** Operations given in the `operations` input, as the initiating response showed them. */
-  givenOperations: Operation[];
-  wait: boolean;
-  timeoutMs: number;
-  intervalMs: number;
-  failFast: boolean;
   summary: boolean;
   summaryLimit: number;
   commentOnPr: boolean;
@@ -24,14 +27,10 @@ export interface Settings {
   githubToken: string;
 }
 
-/** A mistake in the step's `with:` block. The message names the input and the expected form. */
-export class InputError extends Error {
-  override name = 'InputError';
-}
-
 export type InputReader = (name: string) => string;
 
-const readInput: InputReader = getInput;
+/** An input as the runner passed it, untrimmed: each reader decides what spaces mean. */
+const readInput: InputReader = (name) => core.getInput(name, { trimWhitespace: false });
 
 const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
@@ -41,6 +40,11 @@ export function readSettings(input: InputReader = readInput): Settings {
   const get = (name: string): string => input(name).trim();
 
   const apiKey = input('api_key');
+  // Masked before anything else can print it, even a message about another input.
+  if (apiKey.trim()) {
+    core.setSecret(apiKey.trim());
+    registerSecret(apiKey);
+  }
   if (apiKey.trim() === '') {
     throw new InputError(
       "Input 'api_key' is required: pass a Neon API key from a secret, e.g. api_key: ${{ secrets.NEON_API_KEY }}."
@@ -48,6 +52,15 @@ export function readSettings(input: InputReader = readInput): Settings {
   }
   if (/\s/.test(apiKey.trim())) {
     throw new InputError("Input 'api_key' must be a single token without spaces or newlines.");
+  }
+  // An HTTP header carries visible ASCII only: anything else would fail every request until the
+  // deadline. The key itself is never quoted.
+  if (!/^[\x21-\x7e]+$/.test(apiKey.trim())) {
+    throw new InputError(
+      "Input 'api_key' must be a Neon API key of visible ASCII characters (letters, digits, punctuation); " +
+        'it holds a character no HTTP header can carry (such as a zero-width space, a letter outside ' +
+        'ASCII or a control character). Copy the key into the secret again.'
+    );
   }
 
   const projectId = optionalId('project_id', get('project_id'));
@@ -176,6 +189,11 @@ function durationInput(
   return ms;
 }
 
+/** Whether a summary is wanted, read leniently: a step whose inputs are wrong still gets one unless it was asked off. */
+export function summaryWanted(input: InputReader = readInput): boolean {
+  return !/^(false|no|off)$/i.test(input('summary').trim());
+}
+
 function booleanInput(name: string, value: string, fallback: boolean): boolean {
   if (value === '') return fallback;
   if (/^(true|yes|on)$/i.test(value)) return true;
@@ -222,7 +240,9 @@ export function parseApiHost(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InputError(`${expected}; '${printable(value)}' is not a URL.`);
+    // Whatever stands before an `@` may be a password: it is never quoted back.
+    const shown = value.replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}***@`);
+    throw new InputError(`${expected}; '${printable(shown)}' is not a URL.`);
   }
   if (url.username || url.password) {
     throw new InputError(`${expected}; it must not hold credentials: pass the key in 'api_key'.`);

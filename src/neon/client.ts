@@ -1,38 +1,10 @@
-import { CancelledError, type Clock, systemClock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { nodeTransport, type Transport } from './http.js';
+import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
+import { createTransport, type Transport } from './http.js';
+import { isRetryableStatus, retryAfter, RetryPolicy } from './retry.js';
 import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
-
-/** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly requestId?: string
-  ) {
-    super(message);
-  }
-}
-
-/** Transient faults went on until no retry could finish before the deadline. */
-export class DeadlineError extends Error {
-  override name = 'DeadlineError';
-  constructor(readonly lastError: string | undefined) {
-    super(lastError ? `Deadline reached; last error: ${lastError}` : 'Deadline reached');
-  }
-}
-
-/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. */
-class TransientError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number
-  ) {
-    super(message);
-  }
-}
 
 export interface RetryEvent {
   path: string;
@@ -44,7 +16,7 @@ export interface RetryEvent {
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** How requests are sent; Node's HTTP client by default. */
+  /** How requests are sent; undici with the environment's proxy settings by default. */
   transport?: Transport;
   /** Upper bound for one request; always also capped by the time left. */
   requestTimeoutMs?: number;
@@ -67,25 +39,21 @@ export interface ProjectsPage {
   cursor?: string;
 }
 
-const RETRYABLE_STATUS = new Set([423, 429, 500, 502, 503, 504]);
-
 export class NeonClient {
   readonly requestTimeoutMs: number;
   private readonly clock: Clock;
-  private readonly random: () => number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
+  private readonly retry: RetryPolicy;
   private readonly transport: Transport;
   /** Requests sent so far, retries included. */
   requests = 0;
+  /** Answers with HTTP 429 so far: the wait slows down when this grows. */
+  throttled = 0;
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.clock = options.clock ?? systemClock;
-    this.random = options.random ?? Math.random;
-    this.backoffBaseMs = options.backoffBaseMs ?? 1000;
-    this.backoffMaxMs = options.backoffMaxMs ?? 30_000;
-    this.transport = options.transport ?? nodeTransport();
+    this.retry = new RetryPolicy(options);
+    this.transport = options.transport ?? createTransport();
   }
 
   async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
@@ -171,31 +139,17 @@ export class NeonClient {
         }
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
-        const delayMs =
-          error.retryAfterMs === undefined
-            ? this.backoff(attempt)
-            : this.spread(error.retryAfterMs);
-        if (this.clock.now() + delayMs >= deadline) throw new DeadlineError(lastError);
+        if (error.status === 429) this.throttled++;
+        const delayMs = this.retry.delay(attempt, error.retryAfterMs);
+        if (this.clock.now() + delayMs >= deadline) {
+          const askedTooMuch =
+            error.retryAfterMs !== undefined && this.clock.now() + error.retryAfterMs >= deadline;
+          throw new DeadlineError(lastError, askedTooMuch ? error.retryAfterMs : undefined);
+        }
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
     }
-  }
-
-  /**
-   * At least what `Retry-After` asks, plus up to half as much again (at least a second's spread):
-   * every job told "1" would otherwise come back in the same instant and be refused together.
-   */
-  private spread(retryAfterMs: number): number {
-    return Math.round(
-      retryAfterMs + this.random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
-    );
-  }
-
-  /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
-  private backoff(attempt: number): number {
-    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.min(attempt, 20));
-    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
   private async once<T>(
@@ -241,7 +195,9 @@ export class NeonClient {
     } catch {
       parsed = false;
     }
+    // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
     const requestId =
+      header(headers, 'x-neon-ret-request-id') ??
       header(headers, 'x-request-id') ??
       (parsed && typeof (body as { request_id?: unknown })?.request_id === 'string'
         ? (body as { request_id: string }).request_id
@@ -255,16 +211,14 @@ export class NeonClient {
       return value;
     }
 
-    const apiMessage =
-      parsed && typeof (body as { message?: unknown })?.message === 'string'
-        ? (body as { message: string }).message
-        : undefined;
+    const apiMessage = parsed ? errorText(body) : undefined;
     const described = describeHttpError(status, apiMessage, requestId, text, parsed);
 
-    if (RETRYABLE_STATUS.has(status) || (status >= 500 && status < 600)) {
+    if (isRetryableStatus(status)) {
       throw new TransientError(
         described,
-        retryAfter(header(headers, 'retry-after'), this.clock.now())
+        retryAfter(header(headers, 'retry-after'), this.clock.now()),
+        status
       );
     }
     if (status >= 300 && status < 400) {
@@ -302,6 +256,15 @@ function header(
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** `message`, with the error `code` in front when the API sets one (e.g. PROJECTS_LIMIT_EXCEEDED). */
+function errorText(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { code, message } = body as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : undefined;
+  const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
+  return tag && text ? `${tag}: ${text}` : (text ?? tag);
+}
+
 function describeHttpError(
   status: number,
   apiMessage: string | undefined,
@@ -323,14 +286,4 @@ function describeNetworkError(error: unknown): string {
   const code = err.code ?? err.cause?.code;
   const message = err.cause?.message ?? err.message ?? String(error);
   return `network error${code ? ` ${code}` : ''}: ${message}`;
-}
-
-/** `Retry-After` as seconds or as an HTTP date, in milliseconds from now. */
-export function retryAfter(value: string | undefined, now: number): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }

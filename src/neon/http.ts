@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 
 export interface HttpResponse {
   status: number;
@@ -13,49 +12,16 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** Bodies larger than this are cut off and fail as unreadable (1000 operations are ~0.5 MB). */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Bodies larger than this fail as unreadable (1000 operations are about 0.5 MB). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-/**
- * Node's own HTTP client with keep-alive, for the usual case of no proxy: it is part of Node's
- * start-up snapshot, so a run pays nothing to load it.
- */
-export function nodeTransport(): Transport {
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 4 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 4 })
-  };
-  return {
-    get: (url, headers, signal) =>
-      new Promise<HttpResponse>((resolve, reject) => {
-        const target = new URL(url);
-        const client = target.protocol === 'https:' ? https : http;
-        const agent = agents[target.protocol as keyof typeof agents];
-        const req = client.request(target, { method: 'GET', headers, agent, signal }, (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_BODY_BYTES) res.destroy(new Error('response body too large'));
-            else chunks.push(chunk);
-          });
-          res.on('error', reject);
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              text: Buffer.concat(chunks).toString('utf8')
-            })
-          );
-        });
-        req.on('error', reject);
-        req.end();
-      }),
-    close: async () => {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
-    }
-  };
+export interface TransportOptions {
+  /** Time to open a connection (TCP and TLS). */
+  connectTimeoutMs?: number;
+  /** Time from the request to the response's headers, and between two chunks of its body. */
+  idleTimeoutMs?: number;
+  maxBodyBytes?: number;
+  env?: NodeJS.ProcessEnv;
 }
 
 /** True when the environment names a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, either case). */
@@ -66,25 +32,82 @@ export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /**
- * Requests through the proxy the environment names, honouring `NO_PROXY`, with undici's
- * EnvHttpProxyAgent. Loaded only when a proxy is configured.
+ * Every request to the Neon API goes through undici: one keep-alive dispatcher, through the proxy
+ * the environment names (`NO_PROXY` honoured) when there is one. Redirects are never followed
+ * (undici's `request` does not). Throws when a proxy variable holds no usable URL.
  */
-export async function proxyTransport(): Promise<Transport> {
-  const { EnvHttpProxyAgent, request } = await import('undici');
-  const dispatcher = new EnvHttpProxyAgent();
+export function createTransport(options: TransportOptions = {}): Transport {
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const dispatcherOptions = {
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    headersTimeout: options.idleTimeoutMs ?? 30_000,
+    bodyTimeout: options.idleTimeoutMs ?? 30_000,
+    maxResponseSize: maxBodyBytes,
+    keepAliveTimeout: 4_000
+  };
+  const env = options.env ?? process.env;
+  const dispatcher: Dispatcher = proxyConfigured(env)
+    ? quietly(
+        () =>
+          new EnvHttpProxyAgent({
+            ...dispatcherOptions,
+            httpProxy: env.http_proxy ?? env.HTTP_PROXY,
+            httpsProxy: env.https_proxy ?? env.HTTPS_PROXY,
+            noProxy: env.no_proxy ?? env.NO_PROXY
+          })
+      )
+    : new Agent(dispatcherOptions);
+
   return {
-    get: async (url, headers, signal) => {
+    async get(url, headers, signal) {
       const response = await request(url, { method: 'GET', headers, signal, dispatcher });
       return {
         status: response.statusCode,
         headers: response.headers,
-        text: await response.body.text()
+        text: await readCapped(response.body, maxBodyBytes)
       };
     },
-    close: () => dispatcher.destroy()
+    close: () => dispatcher.close()
   };
 }
 
-export async function defaultTransport(env: NodeJS.ProcessEnv = process.env): Promise<Transport> {
-  return proxyConfigured(env) ? proxyTransport() : nodeTransport();
+/**
+ * The body as text, failing past `max` bytes. undici's `maxResponseSize` already stops most large
+ * bodies, but not on every route (its plain-HTTP proxy wrapper drops the option), so the cap is
+ * also kept here, where every response passes.
+ */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw Object.assign(new Error(`response body larger than ${max} bytes`), {
+        code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
+      });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * undici 6 marks EnvHttpProxyAgent as experimental and says so on stderr at its first use; that line
+ * would show in every proxied job's log and means nothing to its reader. Only that warning is held
+ * back, only while the agent is built.
+ */
+function quietly<T>(build: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const options = rest[0] as { code?: string } | string | undefined;
+    const code = typeof options === 'object' ? options?.code : rest[1];
+    if (code === 'UNDICI-EHPA') return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return build();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

@@ -1,5 +1,5 @@
 import type { NeonClient } from './client.js';
-import { InputError } from '../action/settings.js';
+import { InputError } from '../util/errors.js';
 
 /**
  * The project to watch when none was named: the only one the key can see. A key that sees several

@@ -48,10 +48,12 @@ export function statusCounts(ops: readonly Operation[]): string {
     .join(' · ');
 }
 
-/** `total_duration_ms` when the API gives it, else from the timestamps (to now while in progress). */
+/**
+ * How long an operation took (or has run so far), from its timestamps: `created_at` to `updated_at`
+ * once done, to now while in progress. Not `total_duration_ms`: the service reports 0 there for
+ * running operations and less than the wall time for finished ones.
+ */
 export function operationDurationMs(op: Operation, now: number): number | undefined {
-  if (typeof op.total_duration_ms === 'number' && op.total_duration_ms >= 0)
-    return op.total_duration_ms;
   const created = Date.parse(op.created_at);
   if (Number.isNaN(created)) return undefined;
   const end = isInProgress(op.status) ? now : Date.parse(op.updated_at);

@@ -1,5 +1,5 @@
 import { redact } from '../util/redact.js';
-import { truncate } from '../util/text.js';
+import { INVISIBLE, truncate } from '../util/text.js';
 
 /**
  * Text from the API is data. In a Markdown table cell it must not close the cell, start a code
@@ -28,12 +28,7 @@ const ENTITY: Record<string, string> = {
 
 export function escapeText(text: unknown, max = 300): string {
   // Secrets go first: once escaped (`_` becomes `&#95;`) or cut short, a key would no longer match.
-  const flat = truncate(
-    redact(String(text))
-      .replace(/\p{Cc}+/gu, ' ')
-      .trim(),
-    max
-  );
+  const flat = truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
   return flat.replace(/[&<>"'|`*_[\]\\~#!:@$]/g, (c) => ENTITY[c] as string);
 }
 

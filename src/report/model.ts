@@ -1,6 +1,8 @@
 import type { Operation } from '../neon/operation.js';
+import type { ResultStatus } from '../wait/status.js';
+import { WAIT_STATUS } from '../wait/status.js';
+import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from './recent.js';
-import type { NewestPage } from '../wait/refresh.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export interface Report {
@@ -9,7 +11,7 @@ export interface Report {
   projectId?: string;
   branchId?: string;
   /** The `status` output. */
-  status: string;
+  status: ResultStatus;
   timedOut: boolean;
   /** Awaited operations as last seen. */
   operations: Operation[];
@@ -23,21 +25,55 @@ export interface Report {
   requests: number;
   /** The project's recent operations for the summary, when asked for and fetched. */
   recent?: RecentOperations;
-  /** The newest page of List operations from the last check, if it made one. */
-  newestPage?: NewestPage;
   /** Why the recent operations could not be fetched. */
   recentError?: string;
 }
 
-/** Status values of the wait itself, beside the operation statuses. */
-export const WAIT_STATUS = {
-  idle: 'idle',
-  busy: 'busy',
-  timeout: 'timeout',
-  aborted: 'aborted',
-  apiError: 'api_error',
-  inputError: 'input_error'
-} as const;
+export interface ReportContext {
+  waited: boolean;
+  branchId?: string;
+  timeoutMs: number;
+  requests: number;
+  recent?: RecentOperations;
+  recentError?: string;
+}
+
+/** The report of a wait, built once from its result and what was fetched for the summary. */
+export function buildReport(result: WaitResult, context: ReportContext): Report {
+  return {
+    mode: result.kind,
+    waited: context.waited,
+    projectId: result.projectId,
+    branchId: context.branchId,
+    status: result.status,
+    timedOut: result.timedOut,
+    operations: result.operations,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+    timeoutMs: context.timeoutMs,
+    failure: result.failure,
+    lastError: result.lastError,
+    requests: context.requests,
+    recent: context.recent,
+    recentError: context.recentError
+  };
+}
+
+/** The report of a step whose inputs were wrong: nothing was asked of the API. */
+export function inputErrorReport(message: string, startedAt: number, now: number): Report {
+  return {
+    mode: 'operations',
+    waited: false,
+    status: WAIT_STATUS.inputError,
+    timedOut: false,
+    operations: [],
+    startedAt,
+    finishedAt: now,
+    timeoutMs: 0,
+    failure: message,
+    requests: 0
+  };
+}
 
 /**
  * What the report says, without what changes on every run (times, request counts): two runs that

@@ -1,5 +1,6 @@
-import type { NeonClient, OperationsPage } from '../neon/client.js';
+import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
+import { type FetchedPage, operationPages } from '../neon/paging.js';
 
 /** With `branch_id`, at most this many pages are scanned for that branch's operations. */
 export const BRANCH_SCAN_PAGES = 5;
@@ -15,10 +16,9 @@ export interface RecentOperations {
 }
 
 /**
- * The project's newest `limit` operations (only `branchId`'s when given), paging with the cursor of
- * the previous page. Paging stops as soon as enough rows are found, on a page shorter than asked,
- * an empty page, a missing cursor or a cursor that did not change: the service returns a cursor
- * even on its last page, so "a cursor is present" never means "there is more".
+ * The project's newest `limit` operations (only `branchId`'s when given), each once, asking for no
+ * more than is still missing. Paging rules (cursor on the last page, loops, overlaps) are
+ * `operationPages`'s.
  */
 export async function fetchRecentOperations(
   client: NeonClient,
@@ -28,32 +28,31 @@ export async function fetchRecentOperations(
     branchId?: string;
     deadline: number;
     /** The newest page as the wait's last check fetched it: used instead of asking again. */
-    newestPage?: OperationsPage & { limit: number };
+    newestPage?: FetchedPage;
   }
 ): Promise<RecentOperations> {
   const { limit, branchId, deadline, newestPage } = options;
   const result: RecentOperations = { operations: [], scanned: 0, requests: 0, scanStopped: false };
   if (limit <= 0) return result;
-  let cursor: string | undefined;
-  for (let page = 0; ; page++) {
-    const reuse = page === 0 ? newestPage : undefined;
-    const pageSize =
-      reuse?.limit ??
-      (branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length));
-    const { operations, cursor: next } =
-      reuse ?? (await client.listOperations(projectId, { limit: pageSize, cursor }, deadline));
-    if (!reuse) result.requests++;
+  const bound = { reached: false };
+  const pages = operationPages(client, projectId, {
+    limit: () => (branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length)),
+    deadline,
+    maxPages: branchId ? BRANCH_SCAN_PAGES : Number.POSITIVE_INFINITY,
+    first: newestPage,
+    onPage: (page) => {
+      if (page !== newestPage) result.requests++;
+    },
+    bound
+  });
+  for await (const operations of pages) {
     for (const op of operations) {
       result.scanned++;
       if (branchId && op.branch_id !== branchId) continue;
       if (result.operations.length < limit) result.operations.push(op);
     }
-    const ended = operations.length < pageSize || !next || next === cursor;
-    if (ended || result.operations.length >= limit) return result;
-    if (branchId && page + 1 >= BRANCH_SCAN_PAGES) {
-      result.scanStopped = true;
-      return result;
-    }
-    cursor = next;
+    if (result.operations.length >= limit) break;
   }
+  result.scanStopped = bound.reached;
+  return result;
 }

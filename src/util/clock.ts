@@ -1,15 +1,10 @@
+import { CancelledError } from './errors.js';
+
 /** Time as the waiting code sees it, so tests and the benchmark can run it on a simulated clock. */
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason as soon as the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export class CancelledError extends Error {
-  override name = 'CancelledError';
-  constructor(message = 'The wait was cancelled') {
-    super(message);
-  }
 }
 
 export const systemClock: Clock = {

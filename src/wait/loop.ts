@@ -1,8 +1,9 @@
-import { DeadlineError } from '../neon/client.js';
-import { CancelledError, type Clock, systemClock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
+import { CancelledError, DeadlineError } from '../util/errors.js';
+import type { CheckState } from './mode.js';
 
-/** What one check found: done (either way) or not yet. The loop knows nothing of HTTP. */
-export type CheckState = 'success' | 'failure' | 'pending';
+export type { CheckState };
+/** How the loop ended. It knows nothing of HTTP: a check is a function passed in. */
 export type Outcome = 'success' | 'failure' | 'timeout' | 'cancelled';
 
 export interface WaitOptions {
@@ -21,6 +22,8 @@ export interface WaitResult {
   checks: number;
   /** The fault that was still happening when the deadline came, if any. */
   lastError?: string;
+  /** A `Retry-After` that asked for more time than was left, in ms. */
+  retryAfterMs?: number;
 }
 
 const MIN_GAP_MS = 250;
@@ -57,7 +60,12 @@ export async function waitUntil(
     if (error instanceof CancelledError || options.signal?.aborted)
       return { outcome: 'cancelled', checks };
     if (error instanceof DeadlineError)
-      return { outcome: 'timeout', checks, lastError: error.lastError };
+      return {
+        outcome: 'timeout',
+        checks,
+        lastError: error.lastError,
+        ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs })
+      };
     throw error;
   }
 }

@@ -16,3 +16,24 @@ export function pollDelay(
   const base = early !== undefined && early < intervalMs ? early : intervalMs;
   return Math.round(base * (1 - JITTER + 2 * JITTER * random()));
 }
+
+/** How far the wait slows itself down when the API throttles it, and how fast it recovers. */
+export const PACE = { max: 8, slowdown: 2, recovery: 0.85 } as const;
+
+/**
+ * A multiplier on the polling delay for an account that is being throttled. Neon's limit is per
+ * account (every job of an organisation shares it), so a job that gets 429s backs off for everyone:
+ * each check that met a 429 doubles the delay (up to 8x the interval); each check without one takes
+ * 15% of the slowdown back, so the wait speeds up again over a few minutes, not at once.
+ */
+export class Pace {
+  factor = 1;
+  private seen = 0;
+
+  /** Called after each check with the client's 429 count so far. */
+  update(throttledSoFar: number): void {
+    if (throttledSoFar > this.seen) this.factor = Math.min(PACE.max, this.factor * PACE.slowdown);
+    else this.factor = Math.max(1, this.factor * PACE.recovery);
+    this.seen = throttledSoFar;
+  }
+}

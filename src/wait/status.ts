@@ -1,22 +1,66 @@
 /**
- * What each operation status means for a wait (see docs: `finished`/`skipped` succeed,
- * `cancelled`/`error` fail, `failed` is still retried by the control plane unless fail_fast).
+ * The one status vocabulary: what the API's operation statuses mean for a wait, and the statuses of
+ * the wait itself that the `status` output can hold beside them. See the README ("What counts as
+ * done"): `finished`/`skipped` succeed, `cancelled`/`error` fail, `failed` is still retried by the
+ * control plane while a retry is in sight (decided per operation in `tracker.ts`).
  */
+
+/** The API's OperationStatus enum. Any other string is unknown: treated as in progress. */
+export const OPERATION_STATUSES = [
+  'scheduling',
+  'running',
+  'cancelling',
+  'failed',
+  'finished',
+  'skipped',
+  'cancelled',
+  'error'
+] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+
+/** Statuses of the wait itself. */
+export const WAIT_STATUS = {
+  idle: 'idle',
+  busy: 'busy',
+  timeout: 'timeout',
+  aborted: 'aborted',
+  apiError: 'api_error',
+  inputError: 'input_error'
+} as const;
+export type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
+
+/**
+ * The `status` output: a wait status, a known operation status, or an operation status this
+ * version does not know yet, passed on as the API wrote it.
+ */
+export type ResultStatus = WaitStatus | OperationStatus | (string & {});
+
+/** What a status means for a wait. */
 export type Verdict = 'success' | 'failure' | 'pending';
 
-const SUCCESS = new Set(['finished', 'skipped']);
-const FAILURE = new Set(['cancelled', 'error']);
-const PENDING = new Set(['scheduling', 'running', 'cancelling', 'failed']);
+// Maps, not object literals: an API status such as `constructor` or `__proto__` must find nothing.
+const VERDICT = new Map<string, Verdict>([
+  ['finished', 'success'],
+  ['skipped', 'success'],
+  ['cancelled', 'failure'],
+  ['error', 'failure'],
+  ['scheduling', 'pending'],
+  ['running', 'pending'],
+  ['cancelling', 'pending'],
+  ['failed', 'pending']
+]);
 
-export function isKnownStatus(status: string): boolean {
-  return SUCCESS.has(status) || FAILURE.has(status) || PENDING.has(status);
+export function isKnownStatus(status: string): status is OperationStatus {
+  return VERDICT.has(status);
 }
 
+/**
+ * The verdict from the status alone: `failed` counts as pending (the control plane may retry it)
+ * unless `failFast`. Whether a `failed` operation still has a retry in sight is the tracker's call.
+ */
 export function classifyStatus(status: string, failFast: boolean): Verdict {
-  if (SUCCESS.has(status)) return 'success';
-  if (FAILURE.has(status)) return 'failure';
   if (status === 'failed' && failFast) return 'failure';
-  return 'pending';
+  return VERDICT.get(status) ?? 'pending';
 }
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
@@ -26,17 +70,17 @@ export function isInProgress(status: string): boolean {
 
 // Higher is worse. In-progress statuses sit between the failures and the successes, so that
 // `wait: false` reports "still running" over "finished" but under any failure.
-const SEVERITY: Record<string, number> = {
-  timeout: 100,
-  error: 90,
-  cancelled: 80,
-  failed: 70,
-  cancelling: 60,
-  running: 50,
-  scheduling: 40,
-  finished: 20,
-  skipped: 10
-};
+const SEVERITY = new Map<string, number>([
+  ['timeout', 100],
+  ['error', 90],
+  ['cancelled', 80],
+  ['failed', 70],
+  ['cancelling', 60],
+  ['running', 50],
+  ['scheduling', 40],
+  ['finished', 20],
+  ['skipped', 10]
+]);
 const UNKNOWN_SEVERITY = 55;
 
 /** The one status that stands for several: the worst; all skipped gives `skipped`. */
@@ -44,7 +88,7 @@ export function aggregateStatus(statuses: readonly string[]): string {
   let worst = '';
   let worstRank = -1;
   for (const status of statuses) {
-    const rank = SEVERITY[status] ?? UNKNOWN_SEVERITY;
+    const rank = SEVERITY.get(status) ?? UNKNOWN_SEVERITY;
     if (rank > worstRank) {
       worst = status;
       worstRank = rank;

@@ -1,89 +1,186 @@
-import * as log from '../action/log.js';
 import { type Operation, shortId } from '../neon/operation.js';
+import { formatDuration } from '../util/duration.js';
+import { oneLine } from '../util/text.js';
 import { classifyStatus, isKnownStatus, type Verdict } from './status.js';
 
+/** Where the wait tells a person what it sees: the job log in the action, nothing in the benchmark. */
+export interface WaitLog {
+  info(message: string): void;
+  warning(message: string, title?: string): void;
+}
+
 /**
- * The awaited operations as last seen. Records every observation and logs one line per status
- * change, so a person can follow the wait in the job log.
+ * A `failed` operation that neither changes nor has a retry scheduled for this long is taken as
+ * given up on. The control plane retries within seconds when it retries at all.
+ */
+export const FAILED_GRACE_MS = 20_000;
+
+interface Entry {
+  op?: Operation;
+  /** The API has answered for this operation: an `operations` input's status is only a hint. */
+  confirmed: boolean;
+  /** When this wait first saw the operation as it is now (status, failures, update time). */
+  since: number;
+}
+
+/**
+ * The awaited operations as last seen. Records every observation, logs one line per change so a
+ * person can follow the wait in the job log, and judges each operation, `failed` ones included.
  */
 export class OperationTracker {
-  private readonly ops = new Map<string, Operation | undefined>();
+  private readonly entries = new Map<string, Entry>();
   private readonly warnedStatuses = new Set<string>();
-  /** Operations the API has answered for at least once: their first answer is always logged. */
-  private readonly fetched = new Set<string>();
 
   constructor(
     ids: readonly string[],
     given: readonly Operation[],
+    private readonly log: WaitLog,
     private readonly now: () => number = Date.now
   ) {
-    for (const id of ids) this.ops.set(id, undefined);
-    for (const op of given) this.ops.set(op.id, op);
+    const at = now();
+    for (const id of ids) this.entries.set(id, { since: at, confirmed: false });
+    for (const op of given) this.entries.set(op.id, { op, since: at, confirmed: false });
   }
 
   has(id: string): boolean {
-    return this.ops.has(id);
+    return this.entries.has(id);
   }
 
   get size(): number {
-    return this.ops.size;
+    return this.entries.size;
   }
 
   /** Adds an operation to the awaited set (project mode awaits what it finds in progress). */
   adopt(op: Operation): void {
-    if (!this.ops.has(op.id)) this.ops.set(op.id, undefined);
+    if (!this.entries.has(op.id)) this.entries.set(op.id, { since: this.now(), confirmed: false });
     this.record(op);
   }
 
   record(op: Operation): void {
     const id = op.id.toLowerCase();
-    if (!this.ops.has(id)) return;
-    const before = this.ops.get(id);
-    this.ops.set(id, op);
-    const first = !this.fetched.has(id);
-    this.fetched.add(id);
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    const before = entry.op;
+    const first = !entry.confirmed;
+    const changed =
+      !before ||
+      before.status !== op.status ||
+      before.failures_count !== op.failures_count ||
+      before.updated_at !== op.updated_at;
+    this.entries.set(id, {
+      op,
+      since: changed && !first ? this.now() : entry.since,
+      confirmed: true
+    });
     if (!first && before?.status === op.status && before?.failures_count === op.failures_count)
       return;
     if (!isKnownStatus(op.status) && !this.warnedStatuses.has(op.status)) {
       this.warnedStatuses.add(op.status);
-      log.warning(
-        `Operation ${op.id} has status '${log.oneLine(op.status, 40)}', which this action does not know; ` +
-          'it is treated as in progress.'
+      this.log.warning(
+        `Operation ${op.id} has status '${oneLine(op.status, 40)}', which this action does not know; ` +
+          'it is treated as in progress.',
+        'Unknown operation status'
       );
     }
     const change =
       before && before.status !== op.status ? `${before.status} → ${op.status}` : op.status;
     const failures = op.failures_count ? ` (failures: ${op.failures_count})` : '';
-    const error = op.error ? ` — error: ${log.oneLine(op.error)}` : '';
-    log.info(
-      `${clockTime(this.now())} ${log.oneLine(op.action, 60)} ${shortId(op.id)} ${change}${failures}${error}`
+    const retry = op.status === 'failed' ? this.retryNote(op) : '';
+    const error = op.error ? ` — error: ${oneLine(op.error)}` : '';
+    this.log.info(
+      `${clockTime(this.now())} ${oneLine(op.action, 60)} ${shortId(op.id)} ${oneLine(change, 80)}${failures}${retry}${error}`
     );
+  }
+
+  /**
+   * success, failure or pending for one operation. A `failed` one stays pending while a retry is in
+   * sight: `retry_at` ahead, or a change within the grace period; past that it has failed.
+   */
+  judge(id: string, failFast: boolean): Verdict {
+    const entry = this.entries.get(id);
+    if (!entry?.op || !entry.confirmed) return 'pending';
+    const { op } = entry;
+    if (op.status !== 'failed' || failFast) return classifyStatus(op.status, failFast);
+    return this.retryInSight(entry) ? 'pending' : 'failure';
   }
 
   /** Ids not yet at a conclusive status (never seen counts as open). */
   openIds(failFast: boolean): string[] {
-    return [...this.ops]
-      .filter(([, op]) => !op || classifyStatus(op.status, failFast) === 'pending')
-      .map(([id]) => id);
+    return [...this.entries.keys()].filter((id) => this.judge(id, failFast) === 'pending');
   }
 
   verdict(failFast: boolean): Verdict {
     let pending = false;
-    for (const op of this.ops.values()) {
-      const verdict = op ? classifyStatus(op.status, failFast) : 'pending';
+    for (const id of this.entries.keys()) {
+      const verdict = this.judge(id, failFast);
       if (verdict === 'failure') return 'failure';
       if (verdict === 'pending') pending = true;
     }
     return pending ? 'pending' : 'success';
   }
 
-  /** Every awaited operation as last seen; one never seen appears with its id only. */
-  list(): Operation[] {
-    return [...this.ops].map(([id, op]) => op ?? ({ id } as Operation));
+  /**
+   * When looking again is worth it, if every open operation is `failed` with a retry scheduled
+   * ahead (`retry_at` in the future): just after the earliest one. Undefined otherwise, and then the
+   * usual schedule applies (a change may come at any moment).
+   */
+  nextUsefulCheck(failFast: boolean): number | undefined {
+    let earliest = Infinity;
+    for (const id of this.openIds(failFast)) {
+      const op = this.entries.get(id)?.op;
+      const retryAt = Date.parse(String(op?.retry_at ?? ''));
+      if (op?.status !== 'failed' || !(retryAt > this.now())) return undefined;
+      earliest = Math.min(earliest, retryAt + 1000);
+    }
+    return Number.isFinite(earliest) ? earliest : undefined;
   }
 
+  /** Every awaited operation as last seen; one never seen appears with its id only. */
+  list(): Operation[] {
+    return [...this.entries].map(([id, entry]) => entry.op ?? ({ id } as Operation));
+  }
+
+  /** Operations the API has answered for, as last seen. */
   seen(): Operation[] {
-    return [...this.ops.values()].filter((op): op is Operation => op !== undefined);
+    return [...this.entries.values()].flatMap((entry) =>
+      entry.op && entry.confirmed ? [entry.op] : []
+    );
+  }
+
+  /** Created time of the oldest open operation, when every open one is known; else undefined. */
+  oldestOpen(failFast: boolean): number | undefined {
+    let oldest = Infinity;
+    for (const id of this.openIds(failFast)) {
+      const created = Date.parse(String(this.entries.get(id)?.op?.created_at ?? ''));
+      if (!Number.isFinite(created)) return undefined;
+      oldest = Math.min(oldest, created);
+    }
+    return Number.isFinite(oldest) ? oldest : undefined;
+  }
+
+  /** Seen operations that did not succeed, as judged now. */
+  failures(failFast: boolean): Operation[] {
+    return [...this.entries]
+      .filter(([id]) => this.judge(id, failFast) === 'failure')
+      .flatMap(([, entry]) => (entry.op ? [entry.op] : []));
+  }
+
+  private retryInSight(entry: Entry): boolean {
+    return this.now() < this.retryDeadline(entry);
+  }
+
+  /** Until when a `failed` operation is given to be retried: `retry_at`, or its last change, plus grace. */
+  private retryDeadline(entry: Entry): number {
+    const retryAt = Date.parse(String(entry.op?.retry_at ?? ''));
+    const from = Number.isFinite(retryAt) ? Math.max(retryAt, entry.since) : entry.since;
+    return from + FAILED_GRACE_MS;
+  }
+
+  private retryNote(op: Operation): string {
+    const retryAt = Date.parse(String(op.retry_at ?? ''));
+    if (!Number.isFinite(retryAt)) return ' — no retry scheduled yet';
+    const inMs = retryAt - this.now();
+    return inMs > 0 ? ` — retry due in ${formatDuration(inMs)}` : ' — retry was due';
   }
 }
 

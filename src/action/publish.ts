@@ -1,0 +1,100 @@
+import * as core from '@actions/core';
+import type { Report } from '../report/model.js';
+import { stableView } from '../report/model.js';
+import { escapeText } from '../report/markdown.js';
+import { COMMENT_LIMIT, renderSummary } from '../report/summary.js';
+import { formatDuration } from '../util/duration.js';
+import { redact } from '../util/redact.js';
+import { WAIT_STATUS } from '../wait/status.js';
+import { COMMENT_BUDGET_MS, commentTarget, upsertComment } from './comment.js';
+import * as log from './log.js';
+import { setOutputs } from './outputs.js';
+import type { Settings } from './settings.js';
+
+/** What publishing needs of the settings; an input error publishes with `summary` alone. */
+export type PublishSettings = Pick<Settings, 'summary'> &
+  Partial<Pick<Settings, 'commentOnPr' | 'commentTag' | 'githubToken'>>;
+
+/**
+ * Summary, PR comment, outputs and the step's result, from whatever the run saw. Each writer may
+ * fail (a full disk, a broken runner file, GitHub refusing the comment); the verdict is still
+ * logged and the step's result still matches it.
+ */
+export async function publish(
+  settings: PublishSettings,
+  report: Report,
+  signal?: AbortSignal
+): Promise<void> {
+  const summary = settings.summary ? safeSummary(report) : '';
+  await writeSummary(summary);
+  let commentUrl = '';
+  if (settings.commentOnPr && report.status !== WAIT_STATUS.aborted) {
+    commentUrl = await writeComment(settings, report, signal);
+  }
+  const outputError = setOutputs(report, summary, commentUrl);
+  if (outputError)
+    log.warning(`Could not set the outputs: ${outputError.message}`, 'Outputs not written');
+  if (report.failure) log.fail(report.failure);
+  else
+    log.info(
+      `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
+    );
+}
+
+/** The summary, or if rendering it fails on data nobody foresaw, a short one that says so. */
+function safeSummary(report: Report): string {
+  try {
+    return renderSummary(report);
+  } catch (error) {
+    log.warning(`Could not render the full summary: ${(error as Error).message}`);
+    return `### Neon operations: ${escapeText(report.status)}\n\n${report.failure ? `> ${escapeText(report.failure, 2000)}\n\n` : ''}`;
+  }
+}
+
+async function writeSummary(summary: string): Promise<void> {
+  if (!summary) return;
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    log.debug('No GITHUB_STEP_SUMMARY file: summary not written.');
+    return;
+  }
+  try {
+    await core.summary.addRaw(redact(summary), true).write();
+  } catch (error) {
+    core.summary.emptyBuffer();
+    log.warning(
+      `Could not write the job summary: ${(error as Error).message}`,
+      'Summary not written'
+    );
+  }
+}
+
+async function writeComment(
+  settings: PublishSettings,
+  report: Report,
+  signal?: AbortSignal
+): Promise<string> {
+  const target = commentTarget({
+    token: settings.githubToken ?? '',
+    eventName: process.env.GITHUB_EVENT_NAME ?? '',
+    eventPath: process.env.GITHUB_EVENT_PATH,
+    repository: process.env.GITHUB_REPOSITORY
+  });
+  if (!target) return '';
+  try {
+    // Loaded only here: most runs write no comment and need not pay for Octokit's start-up.
+    const { getOctokit } = await import('@actions/github');
+    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
+    const octokit = getOctokit(settings.githubToken ?? '', {
+      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
+    });
+    const comment = await upsertComment(octokit, target, {
+      tag: settings.commentTag ?? '',
+      body: redact(renderSummary(report, COMMENT_LIMIT)),
+      digestSource: stableView(report)
+    });
+    return comment?.url ?? '';
+  } catch (error) {
+    log.warning(`Could not write the PR comment: ${(error as Error).message}`);
+    return '';
+  }
+}

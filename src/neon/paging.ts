@@ -1,0 +1,64 @@
+import type { NeonClient, OperationsPage } from './client.js';
+import type { Operation } from './operation.js';
+
+/** A page of List operations as fetched, with the limit it was asked with (so a reader can reuse it). */
+export type FetchedPage = OperationsPage & { limit: number };
+
+export interface PagingOptions {
+  /** Operations per request, or a function that says it before each request. */
+  limit: number | (() => number);
+  deadline: number;
+  /** Stop after this many requests. */
+  maxPages: number;
+  /** A page already fetched with this limit: used as the first page instead of asking again. */
+  first?: FetchedPage;
+  /** Called with each page as fetched (or reused). */
+  onPage?: (page: FetchedPage) => void;
+  /** Set to true when paging stopped at `maxPages` while the service had more to give. */
+  bound?: { reached: boolean };
+}
+
+/**
+ * The project's operations, newest first, page after page, each operation once. The service returns
+ * a cursor even on its last page, so paging stops on a page shorter than asked, an empty page, a
+ * missing cursor, a cursor that did not change, or a page that adds nothing new (a cursor that loops
+ * or pages that overlap); and after `maxPages` requests. The consumer may stop early (`break`).
+ */
+export async function* operationPages(
+  client: NeonClient,
+  projectId: string,
+  options: PagingOptions
+): AsyncGenerator<Operation[]> {
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  let requests = 0;
+  for (let index = 0; ; index++) {
+    const reuse = index === 0 ? options.first : undefined;
+    if (!reuse && requests >= options.maxPages) {
+      if (options.bound) options.bound.reached = true;
+      return;
+    }
+    const limit =
+      reuse?.limit ?? (typeof options.limit === 'function' ? options.limit() : options.limit);
+    let page: FetchedPage;
+    if (reuse) page = reuse;
+    else {
+      requests++;
+      page = {
+        ...(await client.listOperations(projectId, { limit, cursor }, options.deadline)),
+        limit
+      };
+    }
+    options.onPage?.(page);
+    const fresh = page.operations.filter((op) => !seen.has(op.id));
+    for (const op of fresh) seen.add(op.id);
+    if (fresh.length > 0) yield fresh;
+    const ended =
+      fresh.length === 0 ||
+      page.operations.length < limit ||
+      !page.cursor ||
+      page.cursor === cursor;
+    if (ended) return;
+    cursor = page.cursor;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * When a failed GET is tried again, and how long to wait first. Kept apart from the client so the
+ * policy can be read (and tested) in one place, as actions/checkout keeps its retry-helper.
+ */
+
+/** Statuses that a later identical GET may well answer: locked, throttled, and the 5xx family. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 423 || status === 429 || (status >= 500 && status < 600);
+}
+
+export interface RetryPolicyOptions {
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  random?: () => number;
+}
+
+export class RetryPolicy {
+  private readonly baseMs: number;
+  private readonly maxMs: number;
+  private readonly random: () => number;
+
+  constructor(options: RetryPolicyOptions = {}) {
+    this.baseMs = options.backoffBaseMs ?? 1000;
+    this.maxMs = options.backoffMaxMs ?? 30_000;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Delay before retry number `attempt + 1`: what the server asked for, else exponential backoff. */
+  delay(attempt: number, retryAfterMs?: number): number {
+    return retryAfterMs === undefined ? this.backoff(attempt) : this.spread(retryAfterMs);
+  }
+
+  /**
+   * At least what `Retry-After` asks, plus up to half as much again (at least a second's spread):
+   * every job told "1" would otherwise come back in the same instant and be refused together.
+   */
+  private spread(retryAfterMs: number): number {
+    return Math.round(
+      retryAfterMs + this.random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
+    );
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** Math.min(attempt, 20));
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+}
+
+/** `Retry-After` as seconds or as an HTTP date, in milliseconds from now. */
+export function retryAfter(value: string | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}

@@ -1,0 +1,54 @@
+/**
+ * Every error the action tells apart, in one place. The wait maps each to a final status in one
+ * table (`wait/conclusion.ts`); anything else is a bug.
+ */
+
+/** A mistake in the step's `with:` block. The message names the input and the expected form. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly requestId?: string
+  ) {
+    super(message);
+  }
+}
+
+/** Transient faults went on until no retry could finish before the deadline. */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  constructor(
+    readonly lastError: string | undefined,
+    /** A `Retry-After` that asked for more time than was left, in ms. */
+    readonly retryAfterMs?: number
+  ) {
+    super(lastError ? `Deadline reached; last error: ${lastError}` : 'Deadline reached');
+  }
+}
+
+/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. */
+export class TransientError extends Error {
+  override name = 'TransientError';
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+    /** The HTTP status, when the fault was an answer rather than a network error. */
+    readonly status?: number
+  ) {
+    super(message);
+  }
+}
+
+/** The job was cancelled (SIGINT/SIGTERM) while the action was waiting. */
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+  constructor(message = 'The wait was cancelled') {
+    super(message);
+  }
+}

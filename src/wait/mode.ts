@@ -1,0 +1,56 @@
+import type { NeonClient } from '../neon/client.js';
+import type { Operation } from '../neon/operation.js';
+import type { FetchedPage } from '../neon/paging.js';
+import type { ResultStatus } from './status.js';
+import type { OperationTracker, WaitLog } from './tracker.js';
+
+/** What the wait was asked to do, as far as the wait is concerned (read from the inputs by the action). */
+export interface WaitSettings {
+  projectId?: string;
+  orgId?: string;
+  branchId?: string;
+  /** Ids to wait for, from `operation_id` and `operations` together, without repeats. */
+  operationIds: string[];
+  /** Operations given in the `operations` input: hints until the API confirms them. */
+  givenOperations: Operation[];
+  wait: boolean;
+  timeoutMs: number;
+  intervalMs: number;
+  failFast: boolean;
+}
+
+/** What one check found: done (either way) or not yet. */
+export type CheckState = 'success' | 'failure' | 'pending';
+
+/** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
+export interface Conclusion {
+  status: ResultStatus;
+  /** Why the step fails, when it does. */
+  failure?: string;
+}
+
+export interface ModeContext {
+  client: NeonClient;
+  projectId: string;
+  settings: WaitSettings;
+  tracker: OperationTracker;
+  log: WaitLog;
+}
+
+/**
+ * One way of waiting. A mode owns how it refreshes what it follows, its verdict after each check,
+ * and its conclusion; the loop, the deadline, retries and error statuses are shared. A new mode is
+ * one new file and one line in `modes/index.ts`.
+ */
+export interface WaitMode {
+  readonly kind: 'operations' | 'project';
+  /** The log's first line: what is awaited. */
+  readonly goal: string;
+  /** What the deadline's message names when nothing in particular was still open. */
+  readonly scope: string;
+  refresh(deadline: number): Promise<void>;
+  verdict(): CheckState;
+  conclude(): Conclusion;
+  /** The newest page of List operations from the last check, if it made one (the summary reuses it). */
+  newestPage(): FetchedPage | undefined;
+}

@@ -1,0 +1,22 @@
+import type { Operation } from '../../neon/operation.js';
+import { oneLine } from '../../util/text.js';
+
+/** `create_branch 1a2b… is error (failures_count 2): text`, for failure messages. */
+export function describeFailures(ops: readonly Operation[]): string {
+  return ops
+    .map(
+      (op) =>
+        `${oneLine(op.action, 60)} ${op.id} is ${oneLine(op.status, 40)}` +
+        (op.status === 'failed' ? ' with no retry in sight' : '') +
+        ` (failures_count ${op.failures_count ?? 0})` +
+        (op.error ? `: ${oneLine(op.error, 300)}` : '')
+    )
+    .join('; ');
+}
+
+/** `create_branch 1a2b… (last status running)`, or `operation 1a2b… (not seen yet)`. */
+export function describeOpen(op: Operation): string {
+  return op.action
+    ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
+    : `operation ${op.id} (not seen yet)`;
+}

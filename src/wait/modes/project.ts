@@ -1,0 +1,80 @@
+import { type FetchedPage, operationPages } from '../../neon/paging.js';
+import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, isInProgress, WAIT_STATUS } from '../status.js';
+import { describeFailures } from './describe.js';
+
+/** Newest operations read per List request. */
+const LIST_LIMIT = 100;
+/** The first check looks this many pages deep for work started earlier. */
+const FIRST_SCAN_PAGES = 3;
+
+/**
+ * Waits until no operation of the project (or of one branch) is in progress. Operations found in
+ * progress become awaited ones, followed until they end; one that ends badly fails the wait once
+ * the project is idle (at once with fail_fast): a gate must not pass on it.
+ */
+export class ProjectMode implements WaitMode {
+  readonly kind = 'project';
+  readonly goal: string;
+  readonly scope: string;
+  private checks = 0;
+  private page?: FetchedPage;
+
+  constructor(private readonly ctx: ModeContext) {
+    const { branchId } = ctx.settings;
+    this.scope = branchId
+      ? `branch ${branchId} of project ${ctx.projectId}`
+      : `project ${ctx.projectId}`;
+    this.goal = `Waiting until no operation of ${this.scope} is in progress`;
+  }
+
+  newestPage(): FetchedPage | undefined {
+    return this.page;
+  }
+
+  async refresh(deadline: number): Promise<void> {
+    const { client, projectId, tracker, settings } = this.ctx;
+    this.page = undefined;
+    const onPage = new Set<string>();
+    const pages = operationPages(client, projectId, {
+      limit: LIST_LIMIT,
+      deadline,
+      maxPages: this.checks++ === 0 ? FIRST_SCAN_PAGES : 1,
+      onPage: (page) => (this.page ??= page)
+    });
+    for await (const operations of pages) {
+      for (const op of operations) {
+        if (settings.branchId && op.branch_id !== settings.branchId) continue;
+        onPage.add(op.id);
+        if (tracker.has(op.id)) tracker.record(op);
+        else if (isInProgress(op.status)) tracker.adopt(op);
+      }
+    }
+    // Operations still in progress that slipped off the newest page are followed by id.
+    for (const op of tracker.seen()) {
+      if (!onPage.has(op.id) && isInProgress(op.status))
+        tracker.record(await client.getOperation(projectId, op.id, deadline));
+    }
+  }
+
+  verdict(): CheckState {
+    const { tracker, settings } = this.ctx;
+    if (settings.failFast && tracker.failures(true).length > 0) return 'failure';
+    return tracker.openIds(settings.failFast).length > 0 ? 'pending' : 'success';
+  }
+
+  conclude(): Conclusion {
+    const { tracker, settings } = this.ctx;
+    if (!settings.wait) {
+      const busy = tracker.openIds(false).length > 0;
+      return { status: busy ? WAIT_STATUS.busy : WAIT_STATUS.idle };
+    }
+    const failed = tracker.failures(settings.failFast);
+    if (failed.length === 0) return { status: WAIT_STATUS.idle };
+    // Idle, but work this wait followed did not succeed.
+    return {
+      status: aggregateStatus(failed.map((op) => op.status)),
+      failure: `Operation(s) of ${this.scope} did not succeed: ${describeFailures(failed)}`
+    };
+  }
+}

@@ -1,0 +1,107 @@
+import type { NeonClient } from '../neon/client.js';
+import type { Operation } from '../neon/operation.js';
+import type { FetchedPage } from '../neon/paging.js';
+import { resolveProjectId } from '../neon/project.js';
+import { type Clock, systemClock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
+import { CancelledError } from '../util/errors.js';
+import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
+import { waitUntil } from './loop.js';
+import type { CheckState, WaitMode, WaitSettings } from './mode.js';
+import { modeFor } from './modes/index.js';
+import { Pace, pollDelay } from './schedule.js';
+import type { ResultStatus } from './status.js';
+import { OperationTracker, type WaitLog } from './tracker.js';
+
+/** Everything the wait saw, whatever way it ended; the report is built from it once. */
+export interface WaitResult {
+  kind: WaitMode['kind'];
+  projectId?: string;
+  status: ResultStatus;
+  timedOut: boolean;
+  /** Why the step fails, when it does. */
+  failure?: string;
+  /** A transient fault still happening at the deadline. */
+  lastError?: string;
+  /** Awaited operations as last seen. */
+  operations: Operation[];
+  /** The newest page of List operations from the last check, for the summary to reuse. */
+  newestPage?: FetchedPage;
+  startedAt: number;
+  finishedAt: number;
+  checks: number;
+  /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
+  apiUnusable: boolean;
+}
+
+export interface WaitDeps {
+  client: NeonClient;
+  log: WaitLog;
+  clock?: Clock;
+  random?: () => number;
+  signal?: AbortSignal;
+  /** Replaces the polling schedule: the benchmark runs other tools' schedules through this wait. */
+  schedule?: (checksDone: number) => number;
+}
+
+/**
+ * The wait, whatever its mode: project → mode → checks on schedule until a verdict, the deadline
+ * or a cancellation → one result. Errors end here too, each mapped to its status in one table.
+ */
+export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
+  const clock = deps.clock ?? systemClock;
+  const startedAt = clock.now();
+  const deadline = startedAt + settings.timeoutMs;
+  const tracker = new OperationTracker(
+    settings.operationIds,
+    settings.givenOperations,
+    deps.log,
+    () => clock.now()
+  );
+  const result: WaitResult = {
+    kind: settings.operationIds.length > 0 ? 'operations' : 'project',
+    projectId: settings.projectId,
+    status: '',
+    timedOut: false,
+    operations: settings.givenOperations,
+    startedAt,
+    finishedAt: startedAt,
+    checks: 0,
+    apiUnusable: false
+  };
+  const end = (ending: Ending): WaitResult => {
+    Object.assign(result, ending, { operations: tracker.list(), finishedAt: clock.now() });
+    return result;
+  };
+
+  let mode: WaitMode | undefined;
+  try {
+    const projectId = await resolveProjectId(deps.client, settings, deadline);
+    result.projectId = projectId;
+    mode = modeFor({ client: deps.client, projectId, settings, tracker, log: deps.log });
+    deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
+
+    const pace = new Pace();
+    const current = mode;
+    const check = async (): Promise<CheckState> => {
+      await current.refresh(deadline);
+      result.newestPage = current.newestPage();
+      pace.update(deps.client.throttled);
+      return settings.wait ? current.verdict() : 'success';
+    };
+    const delay = (checks: number): number => {
+      if (deps.schedule) return deps.schedule(checks);
+      const base = pollDelay(checks, settings.intervalMs, deps.random) * pace.factor;
+      // Every open operation is `failed` and waiting for a retry: look again near the retry.
+      const retry = tracker.nextUsefulCheck(settings.failFast);
+      return retry === undefined ? base : Math.max(base, Math.min(retry - clock.now(), 60_000));
+    };
+    const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
+    result.checks = loop.checks;
+    if (loop.outcome === 'cancelled') throw new CancelledError();
+    if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
+    return end(mode.conclude());
+  } catch (error) {
+    return end(endingOf(error, deps.signal, settings));
+  }
+}
