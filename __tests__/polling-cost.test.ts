@@ -32,4 +32,16 @@ describe('polling cost and promptness (simulated clock)', () => {
     const wait = await simulatedWait({ durationMs: 1200, delay: () => 5000 });
     expect(wait.seconds).toBe(5);
   });
+
+  it.each([
+    [300, 2],
+    [3000, 4]
+  ])(
+    'costs at most a few List requests per check for %i awaited operations (≤ %i)',
+    async (count, perCheck) => {
+      const wait = await simulatedWait({ durationMs: 20_000, count, spread: 0.5, seed: 7 });
+      expect(wait.noticeMs).toBeDefined();
+      expect(wait.requests / wait.checks).toBeLessThanOrEqual(perCheck);
+    }
+  );
 });

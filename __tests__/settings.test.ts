@@ -274,6 +274,20 @@ describe('readSettings bad inputs', () => {
       'api_host',
       /not allowed/
     ],
+    ...(
+      [
+        ['a zero-width space', `${KEY}\u200b`],
+        ['a letter outside Latin-1', `${KEY}ж`],
+        ['an accented Latin-1 letter', `é${KEY}`],
+        ['DEL', `${KEY}\u007f`],
+        ['a NUL', `${KEY}\u0000x`]
+      ] as const
+    ).map(([what, key]): (typeof cases)[number] => [
+      `api_key with ${what}`,
+      { api_key: key },
+      'api_key',
+      /no HTTP header can carry/
+    ]),
     ['comment_tag with --', { comment_tag: 'a--b' }, 'comment_tag', /no "--"/],
     ['comment_tag with <', { comment_tag: 'a<b' }, 'comment_tag', /letters, digits/],
     ['comment_tag too long', { comment_tag: 'x'.repeat(101) }, 'comment_tag', /up to 100/]
@@ -295,6 +309,25 @@ describe('readSettings bad inputs', () => {
     const error = inputErrorOf({ api_key: KEY, api_host: value });
     expect(error.message).toContain("'api_host'");
     expect(error.message).toMatch(/must not have a query or a fragment/);
+  });
+
+  it.each([
+    'https://user:s3cret-pw@console neon.tech/api/v2',
+    'https://s3cret-pw@console neon.tech/api/v2',
+    'user:s3cret-pw@console neon.tech',
+    'https://user:s3cret-pw/x@console neon.tech/api/v2'
+  ])('does not quote a password from a malformed api_host (%s)', (value) => {
+    const error = inputErrorOf({ api_key: KEY, api_host: value });
+    expect(error.message).toContain("'api_host'");
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('shows where a malformed api_host points, without its credentials', () => {
+    const error = inputErrorOf({
+      api_key: KEY,
+      api_host: 'https://user:s3cret-pw@console neon.tech/api/v2'
+    });
+    expect(error.message).toContain("'https://***@console neon.tech/api/v2' is not a URL");
   });
 
   it('never shows the api key in any of those messages', () => {

@@ -39,6 +39,8 @@ export interface SimulatedWait {
   /** From the last awaited operation's end to the check that saw it; undefined if never seen. */
   noticeMs?: number;
   requests: number;
+  /** Checks the wait made (each may take several requests). */
+  checks: number;
   /** Simulated seconds the wait took. */
   seconds: number;
 }
@@ -104,6 +106,7 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
     return {
       noticeMs: result.status === 'finished' ? clock.elapsed - finishedAt : undefined,
       requests: sim.requests.length,
+      checks: result.checks,
       seconds: clock.elapsed / 1000
     };
   } finally {

@@ -1,0 +1,124 @@
+/**
+ * `dist/licenses.txt` from what the bundle really holds. ncc's own `--license` file missed most
+ * of the packages it bundled, so this reads ncc's webpack stats (every module in every chunk of
+ * dist/), finds each package those modules come from, and writes its license text.
+ *
+ *   node .build/scripts/licenses.js write   (part of `npm run build`)
+ *   node .build/scripts/licenses.js check   (CI: every bundled package listed, every license allowed)
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ALLOWED = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
+const root = resolve(import.meta.dirname, '..', '..');
+const STATS = join(root, '.build', 'ncc-stats.json');
+const OUTPUT = join(root, 'dist', 'licenses.txt');
+
+interface StatsModule {
+  name?: string;
+  identifier?: string;
+  modules?: StatsModule[];
+}
+
+interface Bundled {
+  name: string;
+  version: string;
+  license: string;
+  text: string;
+}
+
+/** Package folders (relative to the root, nested node_modules kept) of every bundled module. */
+function bundledPackageDirs(): string[] {
+  const stats = JSON.parse(readFileSync(STATS, 'utf8')) as { modules?: StatsModule[] };
+  const dirs = new Set<string>();
+  const walk = (modules: StatsModule[] = []): void => {
+    for (const module of modules) {
+      walk(module.modules);
+      const name = module.name ?? module.identifier ?? '';
+      // The innermost node_modules/<package> is the package the file belongs to.
+      const match =
+        /^(?:.*?\/)?((?:node_modules\/(?:@[^/]+\/)?[^/]+\/)*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(
+          name.replace(/^\.\//, '')
+        );
+      if (match) dirs.add(match[1] as string);
+    }
+  };
+  walk(stats.modules);
+  return [...dirs];
+}
+
+function licenseText(dir: string): string | undefined {
+  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|-|$)/i.test(f));
+  return file ? readFileSync(join(dir, file), 'utf8').trim() : undefined;
+}
+
+function bundled(): { packages: Bundled[]; problems: string[] } {
+  const problems: string[] = [];
+  const packages = new Map<string, Bundled>();
+  for (const rel of bundledPackageDirs()) {
+    const dir = join(root, rel);
+    if (!existsSync(join(dir, 'package.json'))) continue;
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      license?: string | { type?: string };
+    };
+    const license =
+      typeof pkg.license === 'string' ? pkg.license : (pkg.license?.type ?? 'UNKNOWN');
+    const text = licenseText(dir);
+    const id = `${pkg.name}@${pkg.version}`;
+    // An SPDX "A OR B" expression is fine when one side is allowed.
+    const allowed = license
+      .replace(/[()]/g, '')
+      .split(/\s+OR\s+/)
+      .some((l) => ALLOWED.has(l.trim()));
+    if (!allowed) problems.push(`${id}: license ${license} is not on the allow-list`);
+    if (!text) problems.push(`${id}: ships no license file`);
+    packages.set(id, { name: pkg.name, version: pkg.version, license, text: text ?? '' });
+  }
+  return {
+    packages: [...packages.values()].sort((a, b) =>
+      `${a.name}@${a.version}`.localeCompare(`${b.name}@${b.version}`)
+    ),
+    problems
+  };
+}
+
+function render(packages: Bundled[]): string {
+  const header =
+    "Third-party software bundled in dist/ (found from the bundler's module list), with its license.\n";
+  return (
+    header +
+    packages
+      .map((p) => `\n${'='.repeat(72)}\n${p.name}@${p.version} (${p.license})\n\n${p.text}\n`)
+      .join('')
+  );
+}
+
+const { packages, problems } = bundled();
+const mode = process.argv[2];
+if (problems.length) {
+  console.error(`Licenses of the bundled packages:\n${problems.join('\n')}`);
+  process.exit(1);
+}
+if (mode === 'write') {
+  writeFileSync(OUTPUT, render(packages));
+} else {
+  const written = existsSync(OUTPUT) ? readFileSync(OUTPUT, 'utf8') : '';
+  const missing = packages.filter((p) => !written.includes(`\n${p.name}@${p.version} (`));
+  if (missing.length || written !== render(packages)) {
+    console.error(
+      'dist/licenses.txt does not match the bundle' +
+        (missing.length
+          ? `; missing: ${missing.map((p) => `${p.name}@${p.version}`).join(', ')}`
+          : '') +
+        '. Run npm run build and commit dist/.'
+    );
+    process.exit(1);
+  }
+  const counts = new Map<string, number>();
+  for (const p of packages) counts.set(p.license, (counts.get(p.license) ?? 0) + 1);
+  console.log(
+    `licenses: ${packages.length} packages bundled in dist/, each listed with its license text, all allowed (${[...counts].map(([l, n]) => `${n} ${l}`).join(', ')})`
+  );
+}
