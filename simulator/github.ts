@@ -16,7 +16,7 @@ export interface FakeComment {
 }
 
 export interface TokenScript {
-  /** The login GET /user answers with; undefined answers 403 as GITHUB_TOKEN does. */
+  /** The login GET /user answers with; undefined answers 403 as GITHUB_TOKEN and App tokens do. */
   login?: string;
   /** The login comments are written under. */
   author: string;
@@ -32,7 +32,20 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
-export async function startFakeGitHub(tokens: Record<string, TokenScript>): Promise<FakeGitHub> {
+export interface FakeGitHubOptions {
+  /** Every page of comments links to page 2 as its next page: a paging loop. */
+  loopingNextLink?: boolean;
+}
+
+/**
+ * Tokens as GitHub has them: a personal token (GET /user answers its login), GITHUB_TOKEN and a
+ * GitHub App's installation token (GET /user answers 403; comments are written by `<app>[bot]`).
+ * A token may edit only comments written under its own author.
+ */
+export async function startFakeGitHub(
+  tokens: Record<string, TokenScript>,
+  options: FakeGitHubOptions = {}
+): Promise<FakeGitHub> {
   const comments: FakeComment[] = [];
   const requests: FakeGitHub['requests'] = [];
   const sockets = new Set<Socket>();
@@ -85,10 +98,10 @@ export async function startFakeGitHub(tokens: Record<string, TokenScript>): Prom
       const page = Number(url.searchParams.get('page') ?? 1);
       const slice = comments.slice((page - 1) * perPage, page * perPage);
       const headers: Record<string, string> = {};
-      if (page * perPage < comments.length) {
+      if (page * perPage < comments.length || options.loopingNextLink) {
         const next = new URL(url.pathname, base);
         next.searchParams.set('per_page', String(perPage));
-        next.searchParams.set('page', String(page + 1));
+        next.searchParams.set('page', String(options.loopingNextLink ? 2 : page + 1));
         headers.link = `<${next.href}>; rel="next"`;
       }
       return send(200, slice, headers);

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type FakeGitHubOptions
+} from '../../simulator/github.js';
 import { operation, type OperationScript } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
@@ -18,6 +22,8 @@ const PR_EVENT = { name: 'pull_request', payload: { number: 7, pull_request: { n
 const BOT_TOKEN = 'ghs_actions_token';
 const USER_TOKEN = 'ghp_user_token';
 const READ_ONLY_TOKEN = 'ghs_fork_token';
+/** An installation token from actions/create-github-app-token: GET /user answers 403. */
+const APP_TOKEN = 'ghs_app_installation_token';
 
 function history(
   count: number,
@@ -39,12 +45,16 @@ function history(
 
 const listRequests = (s: Simulator) => s.requests.filter((r) => r.path.endsWith('/operations'));
 
-async function fakeGitHub(): Promise<FakeGitHub> {
-  return startFakeGitHub({
-    [BOT_TOKEN]: { author: 'github-actions[bot]' },
-    [USER_TOKEN]: { login: 'octocat', author: 'octocat' },
-    [READ_ONLY_TOKEN]: { author: 'github-actions[bot]', readOnly: true }
-  });
+async function fakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  return startFakeGitHub(
+    {
+      [BOT_TOKEN]: { author: 'github-actions[bot]' },
+      [USER_TOKEN]: { login: 'octocat', author: 'octocat' },
+      [READ_ONLY_TOKEN]: { author: 'github-actions[bot]', readOnly: true },
+      [APP_TOKEN]: { author: 'neon-preview[bot]' }
+    },
+    options
+  );
 }
 
 function inputs(s: Simulator, more: Record<string, string>): { inputs: Record<string, string> } {
@@ -250,6 +260,49 @@ describe('sticky PR comment', () => {
     expect(github.comments).toHaveLength(2);
     expect(github.comments.every((c) => c.user.login === 'octocat')).toBe(true);
     expect(github.requests.some((r) => r.path === '/user' && r.status === 200)).toBe(true);
+  });
+
+  it('updates its one comment with a GitHub App token, and never edits a person’s or another bot’s', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const first = await runAction(commentInputs(sim, op, { github_token: APP_TOKEN }));
+    expect(first.code).toBe(0);
+    expect(github.comments.map((c) => c.user.login)).toEqual(['neon-preview[bot]']);
+    const marker = github.comments[0]?.body.split('\n')[0] as string;
+    // Copies of the marker by a person and by another bot, listed before ours.
+    github.addComment(`${marker}\nby a person`, 'alice');
+    github.addComment(`${marker}\nby another bot`, 'other-app[bot]');
+    github.comments.push(github.comments.shift() as never);
+    for (let run = 0; run < 2; run++) {
+      sim.addOperation(operation(PROJECT, 'apply_config', [[sim.now() - 50, 'finished']]));
+      const again = await runAction(commentInputs(sim, op, { github_token: APP_TOKEN }));
+      expect(again.code).toBe(0);
+      expect(again.outputs.comment_url).toBe(first.outputs.comment_url);
+    }
+    expect(github.comments).toHaveLength(3);
+    expect(github.comments.filter((c) => c.user.login === 'neon-preview[bot]')).toHaveLength(1);
+    expect(github.comments.find((c) => c.user.login === 'alice')?.body).toContain('by a person');
+    expect(github.comments.find((c) => c.user.login === 'other-app[bot]')?.body).toContain(
+      'by another bot'
+    );
+    // The person's comment was never even tried.
+    const alice = github.comments.find((c) => c.user.login === 'alice');
+    expect(
+      github.requests.some((r) => r.method === 'PATCH' && r.path.endsWith(`/${alice?.id}`))
+    ).toBe(false);
+  });
+
+  it('stops reading comments when the Link to the next page repeats', async () => {
+    github = await fakeGitHub({ loopingNextLink: true });
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    for (let i = 0; i < 150; i++) github.addComment(`comment ${i}`, 'bob');
+    const run = await runAction(commentInputs(sim, op));
+    expect(run.code).toBe(0);
+    const lists = github.requests.filter((r) => r.method === 'GET' && r.path.includes('/comments'));
+    expect(lists.length).toBeLessThanOrEqual(3);
+    expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
   });
 
   it('warns, without failing, when the token is read-only (a fork PR)', async () => {
