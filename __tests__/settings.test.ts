@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { InputError, type InputReader, readSettings } from '../src/action/settings.js';
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
@@ -338,5 +338,41 @@ describe('readSettings bad inputs', () => {
       expect(message).not.toContain('Zq7xK9distinctive');
       expect(message).not.toContain('second-half');
     }
+  });
+});
+
+describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('keeps the documented semantics: trimmed values, yes/no/on/off in any case, empty = default', () => {
+    Object.assign(process.env, {
+      INPUT_API_KEY: `  ${KEY}\n`,
+      INPUT_WAIT: ' Off ',
+      INPUT_FAIL_FAST: 'YES',
+      INPUT_SUMMARY: 'on',
+      INPUT_TIMEOUT: ' 90s ',
+      INPUT_INTERVAL: '',
+      INPUT_OPERATION_ID: ` ${OP_A},\n${OP_B} `
+    });
+    const settings = readSettings();
+    expect(settings).toMatchObject({
+      apiKey: KEY,
+      wait: false,
+      failFast: true,
+      summary: true,
+      timeoutMs: 90_000,
+      intervalMs: 5000,
+      operationIds: [OP_A, OP_B]
+    });
+  });
+
+  it('names the input of a switch that is neither', () => {
+    Object.assign(process.env, { INPUT_API_KEY: KEY, INPUT_COMMENT_ON_PR: 'maybe' });
+    expect(() => readSettings()).toThrow(
+      "Input 'comment_on_pr' must be true or false; got 'maybe'."
+    );
   });
 });
