@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   startFakeGitHub,
@@ -291,6 +292,42 @@ describe('sticky PR comment', () => {
     expect(
       github.requests.some((r) => r.method === 'PATCH' && r.path.endsWith(`/${alice?.id}`))
     ).toBe(false);
+  });
+
+  it('keeps a key that the API echoes out of every byte, after labels, cells and charts reshape it', async () => {
+    github = await fakeGitHub();
+    const hex = randomUUID().replace(/-/g, '');
+    const key = `napi_${hex}`;
+    const op = operation(
+      PROJECT,
+      key,
+      [
+        [0, 'running'],
+        [200, 'error', { error: `key ${key} refused; @octocat see #12`, failures_count: 1 }]
+      ],
+      { branch_id: key.slice(0, 60).toLowerCase() }
+    );
+    sim = await simulate({
+      keys: { [key]: { kind: 'personal', user: 'user-1' } },
+      projects: [{ id: PROJECT, name: 'p', owner_id: 'user-1' }],
+      operations: [op]
+    });
+    const run = await runAction(
+      commentInputs(sim, op, { api_key: key, summary_limit: '5', github_token: BOT_TOKEN })
+    );
+    expect(run.code).toBe(1);
+    expect(github.comments).toHaveLength(1);
+    const written = [run.everything, github.comments[0]?.body ?? ''].join('\n');
+    expect(written).toContain('***');
+    // No 12 characters in a row of the key's random part, in any case, anywhere.
+    for (let i = 0; i + 12 <= hex.length; i++) {
+      expect(written.toLowerCase()).not.toContain(hex.slice(i, i + 12));
+    }
+    // Mentions and references in API text reach neither the summary nor the comment as such.
+    for (const text of [run.summary, github.comments[0]?.body ?? '']) {
+      expect(text).toContain('&#64;\u200boctocat');
+      expect(text).toContain('&#35;\u200b12');
+    }
   });
 
   it('stops reading comments when the Link to the next page repeats', async () => {

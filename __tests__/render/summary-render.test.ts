@@ -327,24 +327,28 @@ describe('hostile API text in the rendered summary', () => {
     for (const bar of gantt.bars) expect(bar.label).toMatch(/^[0-9a-f]{8} [A-Za-z0-9 ._()-]+$/);
   });
 
-  // Known defect: GitHub links `@user` (and notifies them) and `#123` in text after rendering, and
-  // an entity such as `&#64;` does not stop it; only code spans or a zero-width space do. Flip to
-  // `it` once API text is written that way.
-  it.failing('gives GitHub no @mention or #reference to link', () => {
+  // GitHub links `@user` (and notifies them) and `#123` in text after rendering, and an entity
+  // such as `&#64;` does not stop it; a zero-width space does.
+  it('gives GitHub no @mention or #reference to link', () => {
     const mentions = renderToDom(
       renderSummary(
         report({
           status: 'error',
-          operations: [op(1, { status: 'error', error: 'ask @octocat, see #123' })]
+          operations: [
+            op(1, {
+              status: 'error',
+              error: 'ask @octocat or @octo-org/team, see #123, octo-org/octo-repo#5 and GH-77'
+            })
+          ]
         })
       )
     );
     expect(githubReferences(mentions)).toEqual([]);
   });
 
-  // Known defect: a bare `www.` address in API text becomes a link (GFM autolink literal); `:` is
-  // escaped, so `http://` addresses do not.
-  it.failing('gives GFM no bare address to link', () => {
+  // A bare `www.` address would become a link (GFM autolink literal); `:` is escaped, so `http://`
+  // addresses do not.
+  it('gives GFM no bare address to link', () => {
     const links = renderToDom(
       renderSummary(
         report({

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { redact } from '../util/redact.js';
-import { oneLine } from '../util/text.js';
+import { INVISIBLE_FORMATTING, oneLine, truncate } from '../util/text.js';
 
 export { oneLine };
 
@@ -12,6 +12,7 @@ export { oneLine };
  */
 export function neutralize(text: string): string {
   return redact(text)
+    .replace(INVISIBLE_FORMATTING, ' ')
     .split(/\r\n|\r|\n/)
     .map((line) => line.replace(/##\[/g, '## ['))
     .map((line) => (/^\s*::/.test(line) ? `» ${line}` : line))
@@ -21,9 +22,15 @@ export function neutralize(text: string): string {
 /** Longest annotation text: the log keeps the whole story, an annotation only points to it. */
 const ANNOTATION_CHARS = 4000;
 
-/** Data of a command: `@actions/core` escapes newlines and `%`; secrets and `##[` are ours to defuse. */
+/**
+ * Data of a command: `@actions/core` escapes `%` and line breaks; secrets, `##[` and invisible
+ * formatting are ours to defuse, and the length to bound.
+ */
 function commandData(message: string): string {
-  return redact(message).replace(/##\[/g, '## [').slice(0, ANNOTATION_CHARS);
+  return truncate(
+    redact(message).replace(INVISIBLE_FORMATTING, ' ').replace(/##\[/g, '## ['),
+    ANNOTATION_CHARS
+  );
 }
 
 export function info(message: string): void {

@@ -1,6 +1,8 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
+import { redact } from '../util/redact.js';
+import { oneLine } from '../util/text.js';
 import { createTransport, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy } from './retry.js';
 import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
@@ -188,6 +190,9 @@ export class NeonClient {
       throw new TransientError(describeNetworkError(error));
     }
 
+    // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
+    // `branch_id`, …) would no longer match once a label or a table had reshaped it.
+    text = redact(text);
     let body: unknown;
     let parsed = true;
     try {
@@ -260,7 +265,7 @@ function header(
 function errorText(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const { code, message } = body as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' ? message : undefined;
+  const text = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
   return tag && text ? `${tag}: ${text}` : (text ?? tag);
 }
@@ -285,5 +290,5 @@ function describeNetworkError(error: unknown): string {
   };
   const code = err.code ?? err.cause?.code;
   const message = err.cause?.message ?? err.message ?? String(error);
-  return `network error${code ? ` ${code}` : ''}: ${message}`;
+  return `network error${code ? ` ${code}` : ''}: ${oneLine(message, 300)}`;
 }

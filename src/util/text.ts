@@ -13,6 +13,8 @@ export function truncate(text: string, max: number): string {
  * line and paragraph separators, and the bidirectional embeddings, overrides and isolates.
  */
 export const INVISIBLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
+/** The same without the control characters, for text whose line breaks are kept. */
+export const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 
 /**
  * Text from the API on one line: secrets redacted first (a cut could otherwise leave part of one),
