@@ -19,16 +19,19 @@ let main: Cluster;
 let late: Cluster;
 
 beforeAll(async () => {
-  [main, late] = await Promise.all([
+  // Both initdb at once; each cluster is kept as soon as it exists, so afterAll removes it even
+  // when the other failed.
+  const created = await Promise.allSettled([
     createCluster({
       // 'ghost' is trusted, so that an unknown role gets "role does not exist" (28000) rather
       // than the password failure that SCRAM gives any unknown user.
       hba: [`host all ghost ${HOST}/32 trust`, `host all all ${HOST}/32 scram-sha-256`],
       // Three slots for ordinary roles (three more stay reserved for superusers).
       settings: { max_connections: 6 }
-    }),
-    createCluster()
+    }).then((cluster) => (main = cluster)),
+    createCluster().then((cluster) => (late = cluster))
   ]);
+  for (const each of created) if (each.status === 'rejected') throw each.reason;
   await main.start();
   await main.sql(`CREATE ROLE app LOGIN PASSWORD '${PASSWORD}'`, 'CREATE DATABASE appdb OWNER app');
 }, 30_000);
@@ -213,8 +216,8 @@ describe('probeDatabase against a server that is not ready yet', () => {
   it('waits for a server that starts 2 s after the probe began', async () => {
     const url = urlFor(late, late.superuser.user, late.superuser.password, 'postgres');
     const starting = sleep(2000).then(() => late.start());
-    const run = await runProbe(url, 15_000);
-    await starting;
+    // Waited for even when the probe throws, so that afterAll never races the start.
+    const run = await runProbe(url, 15_000).finally(() => starting);
     expect(run.result.ready).toBe(true);
     expect(run.result.attempts).toBeGreaterThan(2);
     expect(run.result.elapsedMs).toBeGreaterThanOrEqual(2000);
@@ -231,8 +234,7 @@ describe('probeDatabase against a server that is not ready yet', () => {
     await late.start({ hot_standby: 'off' }, /entering standby mode/);
     const url = urlFor(late, late.superuser.user, late.superuser.password, 'postgres');
     const promoting = sleep(1500).then(() => late.promote());
-    const run = await runProbe(url, 15_000);
-    await promoting;
+    const run = await runProbe(url, 15_000).finally(() => promoting);
     expect(run.result.ready).toBe(true);
     expect(run.attempts[0]?.error).toBe(
       'the database system is not accepting connections (SQLSTATE 57P03)'

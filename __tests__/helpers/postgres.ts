@@ -74,19 +74,24 @@ export async function createCluster(options: ClusterOptions = {}): Promise<Clust
     await chown(root, runAs.uid, runAs.gid);
     await chown(passwordFile, runAs.uid, runAs.gid);
   }
-  await run(
-    bin.initdb,
-    [
-      `--pgdata=${dataDir}`,
-      `--username=${superuser.user}`,
-      `--pwfile=${passwordFile}`,
-      '--auth=scram-sha-256',
-      '--encoding=UTF8',
-      '--locale=C',
-      '--no-sync'
-    ],
-    runAs
-  );
+  try {
+    await run(
+      bin.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        `--username=${superuser.user}`,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-sync'
+      ],
+      runAs
+    );
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
   await rm(passwordFile);
   const hba = options.hba ?? [`host all all ${HOST}/32 scram-sha-256`];
   await writeFile(join(dataDir, 'pg_hba.conf'), `${hba.join('\n')}\n`);
