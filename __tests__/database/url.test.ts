@@ -1,0 +1,152 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  DatabaseUrlError,
+  describeTarget,
+  parseDatabaseUrl,
+  redactUrl,
+  secretsOf
+} from '../../src/database/url.js';
+
+const NEON =
+  'postgresql://alex:AbC123dEfGh@ep-cool-darkness-123456.us-east-2.aws.neon.tech/neondb?sslmode=require&channel_binding=require';
+
+function parseError(value: string): DatabaseUrlError {
+  try {
+    parseDatabaseUrl(value);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) return error;
+    throw error;
+  }
+  throw new Error(`parsed: ${value}`);
+}
+
+describe('parseDatabaseUrl', () => {
+  it('reads the db_url of create-branch-action', () => {
+    const target = parseDatabaseUrl(NEON);
+    expect(target).toEqual({
+      host: 'ep-cool-darkness-123456.us-east-2.aws.neon.tech',
+      port: 5432,
+      database: 'neondb',
+      user: 'alex',
+      sslMode: 'require',
+      channelBinding: 'require'
+    });
+    expect(target.password).toBe('AbC123dEfGh');
+  });
+
+  it('keeps the password out of JSON, keys and inspection', async () => {
+    const target = parseDatabaseUrl(NEON);
+    const { inspect } = await import('node:util');
+    expect(JSON.stringify(target)).not.toContain('AbC123dEfGh');
+    expect(Object.keys(target)).not.toContain('password');
+    expect(inspect(target)).not.toContain('AbC123dEfGh');
+  });
+
+  it('decodes percent-encoded user, password and database; defaults port, database and sslmode', () => {
+    const target = parseDatabaseUrl(
+      ' postgres://b%C3%A9a:p%40ss%3Aw%2Frd%25@db.example:6543/my%20db '
+    );
+    expect(target).toMatchObject({
+      user: 'béa',
+      host: 'db.example',
+      port: 6543,
+      database: 'my db',
+      sslMode: 'prefer',
+      channelBinding: 'prefer'
+    });
+    expect(target.password).toBe('p@ss:w/rd%');
+    expect(parseDatabaseUrl('postgresql://app:pw@h/')).toMatchObject({
+      database: 'app',
+      port: 5432
+    });
+  });
+
+  it('reads an IPv6 host, query parameters and libpq overrides', () => {
+    const target = parseDatabaseUrl(
+      'postgresql://[::1]:5433/x?user=u&password=sec%20ret&dbname=d&sslmode=VERIFY-FULL' +
+        '&sslrootcert=/tmp/ca.pem&options=endpoint%3Dep-abc&application_name=ci&connect_timeout=5'
+    );
+    expect(target).toEqual({
+      host: '::1',
+      port: 5433,
+      database: 'd',
+      user: 'u',
+      sslMode: 'verify-full',
+      sslRootCert: '/tmp/ca.pem',
+      channelBinding: 'prefer',
+      options: 'endpoint=ep-abc',
+      applicationName: 'ci'
+    });
+    expect(target.password).toBe('sec ret');
+    expect(describeTarget(target)).toBe('[::1]:5433/d');
+    expect(parseDatabaseUrl('postgres://u:p@h/d?sslmode=no-verify').sslMode).toBe('require');
+  });
+
+  it.each([
+    ['', 'is empty'],
+    ['   ', 'is empty'],
+    ['mysql://u:Secr3tPass@h/d', 'does not start with postgresql://'],
+    ['Secr3tPass:x@h/d', 'does not start with postgresql://'],
+    ['just text Secr3tPass', 'does not start with postgresql://'],
+    ['postgresql:Secr3tPass@h/d', 'does not start with postgresql://'],
+    ['postgresql://u:Secr3tPass@/d', 'not a valid URL'],
+    ['postgresql:///d?password=Secr3tPass', 'no host'],
+    ['postgresql://u:Secr3tPass@h:99999/d', 'not a valid URL'],
+    ['postgresql://u:Secr3tPass@h1:5432,h2:5432/d', 'not a valid URL'],
+    ['postgresql://u:Secr3tPass@h1,h2/d', 'several hosts'],
+    ['postgresql://:Secr3tPass@h/d', 'no user name'],
+    ['postgresql://u:Secr3tPass%zz@h/d', 'malformed percent-encoding in the password'],
+    ['postgresql://u:Secr3tPass@h/a/b', 'a "/" in the database name'],
+    ['postgresql://u:Secr3tPass@h/d?sslmode=always', 'sslmode=always'],
+    ['postgresql://u:Secr3tPass@h/d?channel_binding=yes', 'channel_binding=yes'],
+    ['postgresql://u:Secr3tPass@h/d?sslmode=disable&channel_binding=require', 'needs TLS'],
+    ['postgresql://u:Secr3tPass@h/d?host=/var/run/postgresql', "'host='"],
+    ['postgresql://u@h/d?password=Secr3tPass&port=1', "'port='"]
+  ])('rejects %j: names the input and the form, never the password', (value, reason) => {
+    const error = parseError(value);
+    expect(error.message).toContain("input 'database_url'");
+    expect(error.message).toContain(reason);
+    expect(error.message).toContain('postgresql://user:password@host[:port]/database');
+    expect(error.message).not.toContain('Secr3tPass');
+    expect(error.message.split('\n')).toHaveLength(1);
+  });
+
+  it('shows a parsed but unusable URL with the password replaced', () => {
+    const error = parseError('postgresql://u:Secr3tPass@h/d?sslmode=always');
+    expect(error.message).toContain("'postgresql://u:***@h/d?sslmode=always'");
+  });
+});
+
+describe('secretsOf', () => {
+  it('lists the URL and every form of the password', () => {
+    const url = 'postgresql://u:p%40ss%2Fw0rd@h/d?sslmode=require';
+    const secrets = secretsOf(` ${url} `);
+    expect(secrets).toEqual(
+      expect.arrayContaining([` ${url} `, url, 'p%40ss%2Fw0rd', 'p@ss/w0rd'])
+    );
+    expect(secrets).not.toContain('');
+  });
+
+  it('finds the password of a malformed URL and of a password= parameter', () => {
+    expect(secretsOf('postgresql://u:pa ss#w0rd@h:99999999/d')).toEqual(
+      expect.arrayContaining(['pa ss#w0rd', 'pa%20ss%23w0rd'])
+    );
+    expect(secretsOf('postgresql://u@h/d?password=qu%3Dery&sslmode=require')).toEqual(
+      expect.arrayContaining(['qu%3Dery', 'qu=ery'])
+    );
+    expect(secretsOf('postgresql://u:first@h/d?options=a@b')).toContain('first');
+  });
+
+  it('lists nothing but the value when there is no password', () => {
+    expect(secretsOf('postgresql://u@h/d')).toEqual(['postgresql://u@h/d']);
+  });
+});
+
+describe('redactUrl', () => {
+  it('replaces the password in the authority and in the query', () => {
+    expect(redactUrl('postgresql://u:p@ss@h/d?password=x&sslmode=require')).toBe(
+      'postgresql://u:***@h/d?password=***&sslmode=require'
+    );
+    expect(redactUrl('postgresql://u@h/d')).toBe('postgresql://u@h/d');
+  });
+});

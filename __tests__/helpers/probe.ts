@@ -1,0 +1,41 @@
+/** Runs the database probe the way the action will, keeping everything it reported for checks. */
+import { expect } from '@jest/globals';
+import { type ProbeAttempt, type ProbeResult, probeDatabase } from '../../src/database/probe.js';
+
+export interface ProbeRun {
+  result: ProbeResult;
+  attempts: ProbeAttempt[];
+  /** Wall-clock time of the whole call. */
+  wallMs: number;
+}
+
+export async function runProbe(
+  url: string,
+  timeoutMs: number,
+  options: { signal?: AbortSignal } = {}
+): Promise<ProbeRun> {
+  const attempts: ProbeAttempt[] = [];
+  const started = Date.now();
+  const result = await probeDatabase({
+    url,
+    deadline: started + timeoutMs,
+    onAttempt: (attempt) => attempts.push(attempt),
+    ...options
+  });
+  return { result, attempts, wallMs: Date.now() - started };
+}
+
+/** Neither the URL nor the password, raw or percent-encoded, appears in anything the probe gave. */
+export function expectNoSecret(run: ProbeRun, url: string, password: string): void {
+  const everything = JSON.stringify(run.result) + JSON.stringify(run.attempts);
+  for (const secret of [url, password, encodeURIComponent(password)]) {
+    expect(everything).not.toContain(secret);
+  }
+}
+
+/** The failure message of a run that did not succeed (fails the test if it did). */
+export function failure(run: ProbeRun): Extract<ProbeResult, { ready: false }> {
+  if (run.result.ready) throw new Error(`expected a failure, got ${JSON.stringify(run.result)}`);
+  expect(run.result.message.split('\n')).toHaveLength(1);
+  return run.result;
+}
