@@ -7,6 +7,7 @@ import { buildReport, inputErrorReport } from './report/model.js';
 import { type RecentOperations, fetchRecentOperations } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
 import { InputError } from './util/errors.js';
+import { checkDatabase } from './wait/database.js';
 import { type WaitResult, waitFor } from './wait/wait.js';
 
 /** The whole step: settings → wait → report → publish (summary, comment, outputs, result). */
@@ -37,7 +38,8 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     return;
   }
 
-  const result = await waitFor(settings, { client, signal, log });
+  const waited = await waitFor(settings, { client, signal, log });
+  const result = await checkDatabase(waited, settings, { log, signal });
   const recent = await recentOperations(settings, client, result);
   const report = buildReport(result, {
     waited: settings.wait,

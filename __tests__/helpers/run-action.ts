@@ -134,7 +134,10 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     summary,
     durationMs,
     everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
-    masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) => m[1] as string)
+    // As the runner reads them: command data has `%`, CR and LF percent-encoded.
+    masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) =>
+      (m[1] as string).replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
+    )
   };
 }
 

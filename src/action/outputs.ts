@@ -35,6 +35,7 @@ export function setOutputs(report: Report, summary: string, commentUrl: string):
   set('project_id', report.projectId ?? '');
   set('summary', summary);
   set('comment_url', commentUrl);
+  set('database_ready', report.database ? String(report.database.ready) : '');
   return failed;
 }
 

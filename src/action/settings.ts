@@ -10,6 +10,7 @@ import type { WaitSettings } from '../wait/mode.js';
 import { parseDuration } from '../util/duration.js';
 import { InputError } from '../util/errors.js';
 import { registerSecret } from '../util/redact.js';
+import { parseDatabaseUrl, secretsOf } from '../database/url.js';
 
 export { InputError };
 
@@ -25,6 +26,8 @@ export interface Settings extends WaitSettings {
   commentOnPr: boolean;
   commentTag: string;
   githubToken: string;
+  /** A PostgreSQL URL to probe with `SELECT 1` once the wait succeeded. */
+  databaseUrl?: string;
 }
 
 export type InputReader = (name: string) => string;
@@ -40,10 +43,15 @@ export function readSettings(input: InputReader = readInput): Settings {
   const get = (name: string): string => input(name).trim();
 
   const apiKey = input('api_key');
-  // Masked before anything else can print it, even a message about another input.
+  // Masked before anything else can print them, even a message about another input.
   if (apiKey.trim()) {
     core.setSecret(apiKey.trim());
     registerSecret(apiKey);
+  }
+  const databaseUrl = input('database_url');
+  for (const secret of databaseUrl.trim() ? secretsOf(databaseUrl) : []) {
+    core.setSecret(secret);
+    registerSecret(secret);
   }
   if (apiKey.trim() === '') {
     throw new InputError(
@@ -108,8 +116,16 @@ export function readSettings(input: InputReader = readInput): Settings {
     summaryLimit: integerInput('summary_limit', get('summary_limit'), 20, 0, 1000),
     commentOnPr: booleanInput('comment_on_pr', get('comment_on_pr'), false),
     commentTag: commentTagInput(get('comment_tag')),
-    githubToken: input('github_token').trim()
+    githubToken: input('github_token').trim(),
+    databaseUrl: databaseUrlInput(databaseUrl.trim())
   };
+}
+
+/** Checked now (a malformed URL is an input error), used after the wait. */
+function databaseUrlInput(value: string): string | undefined {
+  if (value === '') return undefined;
+  parseDatabaseUrl(value);
+  return value;
 }
 
 function optionalId(name: string, value: string): string | undefined {

@@ -5,7 +5,8 @@
  */
 import type { ConnectionOptions } from 'node:tls';
 import type { Client, ClientConfig } from 'pg';
-import { CancelledError, type Clock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { AttemptTimeoutError, NO_TLS_MESSAGE } from './errors.js';
 import type { DatabaseTarget } from './url.js';

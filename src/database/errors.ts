@@ -4,6 +4,7 @@
  * Credentials, a missing role or database, or a certificate that fails verification will not get
  * better by waiting: reject at once, with a message that says which.
  */
+import { AttemptTimeoutError } from '../util/errors.js';
 
 export interface ClassifiedError {
   retry: boolean;
@@ -12,9 +13,7 @@ export interface ClassifiedError {
 }
 
 /** The attempt ran out of its time bound; always retried while time is left. */
-export class AttemptTimeoutError extends Error {
-  override name = 'AttemptTimeoutError';
-}
+export { AttemptTimeoutError };
 
 /** SQLSTATE classes and codes that waiting does not fix. */
 const REJECTED_SQLSTATE = [

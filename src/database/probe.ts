@@ -5,7 +5,8 @@
  * here, on first use, so that runs without `database_url` never load it.
  */
 import { readFile } from 'node:fs/promises';
-import { CancelledError, type Clock, systemClock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
+import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { truncate } from '../util/text.js';
 import { attemptSelectOne, type PgClientClass } from './attempt.js';

@@ -3,6 +3,7 @@
  * prints it. It carries a password, so nothing here ever puts the password into a message, and
  * `secretsOf` lists every form of it that must be masked, even when the URL is malformed.
  */
+import { DatabaseUrlError } from '../util/errors.js';
 
 export const DATABASE_URL_INPUT = 'database_url';
 const EXPECTED_FORM =
@@ -31,9 +32,7 @@ export interface DatabaseTarget {
 }
 
 /** The input is malformed. The message names the input and the expected form, never the password. */
-export class DatabaseUrlError extends Error {
-  override name = 'DatabaseUrlError';
-}
+export { DatabaseUrlError };
 
 /**
  * libpq parameters that would move the connection elsewhere than the URL's authority says. Read:

@@ -1,6 +1,7 @@
 import type { Operation } from '../neon/operation.js';
 import type { ResultStatus } from '../wait/status.js';
 import { WAIT_STATUS } from '../wait/status.js';
+import type { DatabaseCheck } from '../wait/database.js';
 import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from './recent.js';
 
@@ -27,6 +28,8 @@ export interface Report {
   recent?: RecentOperations;
   /** Why the recent operations could not be fetched. */
   recentError?: string;
+  /** The database check, when `database_url` was given. */
+  database?: DatabaseCheck;
 }
 
 export interface ReportContext {
@@ -55,7 +58,8 @@ export function buildReport(result: WaitResult, context: ReportContext): Report 
     lastError: result.lastError,
     requests: context.requests,
     recent: context.recent,
-    recentError: context.recentError
+    recentError: context.recentError,
+    database: result.database
   };
 }
 
@@ -89,6 +93,7 @@ export function stableView(report: Report): string {
     report.failure ?? '',
     report.operations.map(brief),
     report.recent?.operations.map(brief) ?? [],
-    report.recentError ?? ''
+    report.recentError ?? '',
+    report.database ? [report.database.target, report.database.ready] : []
   ]);
 }

@@ -2,6 +2,7 @@ import { actionName, ago, operationDurationMs, statusCounts, utc } from './displ
 import { formatDuration } from '../util/duration.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
+import type { DatabaseCheck } from '../wait/database.js';
 import type { Report } from './model.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
@@ -25,7 +26,8 @@ const MARKER: Record<string, string> = {
   timeout: '⌛',
   aborted: '🛑',
   api_error: '❌',
-  input_error: '❌'
+  input_error: '❌',
+  database_error: '❌'
 };
 
 const LABEL: Record<string, string> = {
@@ -33,6 +35,7 @@ const LABEL: Record<string, string> = {
   aborted: 'cancelled with the job',
   api_error: 'API error',
   input_error: 'input error',
+  database_error: 'database error',
   busy: 'busy (work in progress)'
 };
 
@@ -94,6 +97,7 @@ function render(report: Report, shape: Shape): string {
   lines.push(facts.join(' · '), '');
   if (report.failure)
     lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');
+  if (report.database) lines.push(databaseLine(report.database), '');
 
   const awaited = report.operations;
   if (awaited.length > 0) {
@@ -168,6 +172,16 @@ function render(report: Report, shape: Shape): string {
   }
   lines.push(`<sub>${utc(now)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
   return lines.join('\n');
+}
+
+/** One line on the database check: how long it took to answer after the operations were done. */
+function databaseLine(db: DatabaseCheck): string {
+  const where = `Database ${code(db.target)}`;
+  const attempts = `${db.attempts} attempt${db.attempts === 1 ? '' : 's'}`;
+  if (db.ready)
+    return `🐘 ${where} answered \`SELECT 1\` ${formatDuration(db.answeredAfterMs ?? 0)} after the operations were done (${attempts}).`;
+  if (db.skipped) return `🐘 ${where} was not checked: ${escapeText(db.skipped)}.`;
+  return `🐘 ${where} did not answer \`SELECT 1\` (${attempts}).`;
 }
 
 export function operationsTable(

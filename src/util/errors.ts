@@ -8,6 +8,11 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
+/** A `database_url` that is not a PostgreSQL URL; the message never holds its password. */
+export class DatabaseUrlError extends InputError {
+  override name = 'DatabaseUrlError';
+}
+
 /** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -51,4 +56,9 @@ export class CancelledError extends Error {
   constructor(message = 'The wait was cancelled') {
     super(message);
   }
+}
+
+/** One database connection attempt ran out of its share of the time left. */
+export class AttemptTimeoutError extends Error {
+  override name = 'AttemptTimeoutError';
 }

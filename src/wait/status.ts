@@ -25,7 +25,9 @@ export const WAIT_STATUS = {
   timeout: 'timeout',
   aborted: 'aborted',
   apiError: 'api_error',
-  inputError: 'input_error'
+  inputError: 'input_error',
+  /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
+  databaseError: 'database_error'
 } as const;
 export type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
 

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { CancelledError } from '../util/errors.js';
 import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
+import type { DatabaseCheck } from './database.js';
 import { waitUntil } from './loop.js';
 import type { CheckState, WaitMode, WaitSettings } from './mode.js';
 import { modeFor } from './modes/index.js';
@@ -32,6 +33,8 @@ export interface WaitResult {
   checks: number;
   /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
   apiUnusable: boolean;
+  /** The database check after the wait, when `database_url` was given. */
+  database?: DatabaseCheck;
 }
 
 export interface WaitDeps {

@@ -1,0 +1,190 @@
+/**
+ * `database_url` end to end: dist/index.js as the runner runs it, the simulator for the control
+ * plane, and real PostgreSQL servers on 127.0.0.1 for the database (no mock of either).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { operation } from '../../simulator/scenario.js';
+import type { Simulator } from '../../simulator/server.js';
+import {
+  type Cluster,
+  createCluster,
+  createTestCertificates,
+  freePort,
+  HOST,
+  type TestCertificates,
+  urlFor
+} from '../helpers/postgres.js';
+import { runAction, workflowCommands } from '../helpers/run-action.js';
+import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+
+const PASSWORD = `E2e:@/?#%-${Math.random().toString(36).slice(2, 10)}`;
+const WRONG = `Nope:@-${Math.random().toString(36).slice(2, 10)}`;
+
+let db: Cluster;
+let late: Cluster;
+let tls: Cluster;
+let certs: TestCertificates;
+let sim: Simulator | undefined;
+
+beforeAll(async () => {
+  certs = await createTestCertificates();
+  const clusters = await Promise.allSettled([
+    createCluster().then((c) => (db = c)),
+    createCluster().then((c) => (late = c)),
+    createCluster({
+      hba: [
+        `host all postgres ${HOST}/32 scram-sha-256`,
+        `hostssl all all ${HOST}/32 scram-sha-256`
+      ],
+      settings: { ssl: 'on', ssl_cert_file: 'server.crt', ssl_key_file: 'server.key' },
+      files: { 'server.crt': certs.serverCert, 'server.key': certs.serverKey }
+    }).then((c) => (tls = c))
+  ]);
+  for (const each of clusters) if (each.status === 'rejected') throw each.reason;
+  for (const cluster of [db, tls, late]) {
+    await cluster.start();
+    await cluster.sql(
+      `CREATE ROLE app LOGIN PASSWORD '${PASSWORD}'`,
+      'CREATE DATABASE appdb OWNER app'
+    );
+  }
+  await late.stop();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([db?.remove(), late?.remove(), tls?.remove(), certs?.remove()]);
+});
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** A finished create_branch and start_compute, and the action told to check `url` afterwards. */
+async function runWith(url: string, more: Record<string, string> = {}) {
+  const op = operation(PROJECT, 'start_compute', [
+    [0, 'running'],
+    [300, 'finished']
+  ]);
+  await sim?.close();
+  sim = await simulate([op]);
+  return runAction({
+    inputs: {
+      api_key: DEFAULT_KEY,
+      api_host: sim.url,
+      project_id: PROJECT,
+      operation_id: op.id,
+      summary_limit: '0',
+      timeout: '20s',
+      database_url: url,
+      ...more
+    }
+  });
+}
+
+/** No form of the password in any byte the step wrote; it was asked to be masked. */
+function expectNoPassword(run: Awaited<ReturnType<typeof runWith>>, password = PASSWORD): void {
+  for (const form of [password, encodeURIComponent(password)])
+    expect(run.everything).not.toContain(form);
+  expect(run.masked).toContain(password);
+}
+
+describe('database_url', () => {
+  it('passes once SELECT 1 answers, and says how long that took', async () => {
+    const run = await runWith(urlFor(db, 'app', PASSWORD, 'appdb'));
+    expect(run.code).toBe(0);
+    expect(run.outputs).toMatchObject({ status: 'finished', database_ready: 'true' });
+    expect(run.summary).toMatch(
+      new RegExp(
+        `Database <code>127\\.0\\.0\\.1&#58;${db.port}/appdb</code> answered \`SELECT 1\` [\\d.]+m?s after`
+      )
+    );
+    expectNoPassword(run);
+  });
+
+  it('waits for a server that starts only seconds after the step began', async () => {
+    const started = Date.now();
+    const starting = new Promise<void>((resolve) =>
+      setTimeout(() => void late.start().then(resolve), 3000)
+    );
+    const run = await runWith(urlFor(late, 'app', PASSWORD, 'appdb'));
+    await starting;
+    expect(run.outputs.database_ready).toBe('true');
+    expect(run.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThan(3000);
+    expect(run.stdout).toMatch(/database attempt 1: .*127\.0\.0\.1/);
+    expectNoPassword(run);
+  });
+
+  it('fails at once on a wrong password, as database_error, without showing it', async () => {
+    const run = await runWith(urlFor(db, 'app', WRONG, 'appdb'));
+    expect(run.code).toBe(1);
+    expect(run.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+    expect(run.durationMs).toBeLessThan(8000);
+    const [error] = workflowCommands(run.stdout).filter((l) => l.startsWith('::error'));
+    expect(error).toMatch(/password authentication failed/);
+    expectNoPassword(run, WRONG);
+  });
+
+  it('fails at once on an unknown database', async () => {
+    const run = await runWith(urlFor(db, 'app', PASSWORD, 'no_such_db'));
+    expect(run.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+    expect(run.stdout).toMatch(/no_such_db/);
+  });
+
+  it('ends as timeout at the deadline when no server ever answers, naming the host', async () => {
+    const port = await freePort();
+    const run = await runWith(urlFor({ host: HOST, port }, 'app', PASSWORD, 'appdb'), {
+      timeout: '4s'
+    });
+    expect(run.outputs).toMatchObject({
+      status: 'timeout',
+      timed_out: 'true',
+      database_ready: 'false'
+    });
+    expect(run.durationMs).toBeLessThan(9000);
+    const [error] = workflowCommands(run.stdout).filter((l) => l.startsWith('::error'));
+    expect(error).toContain(`127.0.0.1:${port}/appdb`);
+    expectNoPassword(run);
+  });
+
+  it('connects over TLS as sslmode asks: require encrypts, verify-full checks the certificate', async () => {
+    const required = await runWith(urlFor(tls, 'app', PASSWORD, 'appdb', '?sslmode=require'));
+    expect(required.outputs.database_ready).toBe('true');
+    const verified = await runWith(
+      urlFor(
+        tls,
+        'app',
+        PASSWORD,
+        'appdb',
+        `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.caFile)}`
+      )
+    );
+    expect(verified.outputs.database_ready).toBe('true');
+    const untrusted = await runWith(
+      urlFor(
+        tls,
+        'app',
+        PASSWORD,
+        'appdb',
+        `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.otherCaFile)}`
+      )
+    );
+    expect(untrusted.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+    const plain = await runWith(urlFor(tls, 'app', PASSWORD, 'appdb', '?sslmode=disable'));
+    expect(plain.outputs.status).toBe('database_error');
+  });
+
+  it('refuses a malformed URL as an input error that does not quote the password', async () => {
+    const run = await runWith(`postgresql://app:${PASSWORD}@127.0.0.1:notaport/appdb`);
+    expect(run.outputs.status).toBe('input_error');
+    expect(sim?.requests).toHaveLength(0);
+    const [error] = workflowCommands(run.stdout).filter((l) => l.startsWith('::error'));
+    expect(error).toMatch(/database_url/);
+    expectNoPassword(run);
+  });
+
+  it('leaves database_ready empty without database_url', async () => {
+    const run = await runWith('');
+    expect(run.outputs.database_ready).toBe('');
+    expect(run.outputs.status).toBe('finished');
+  });
+});
