@@ -47,9 +47,23 @@ function bundledPackageDirs(): string[] {
   return [...dirs];
 }
 
+/**
+ * The package's license file; failing that, the License section of its README (pg-types and
+ * pgpass ship their MIT text only there).
+ */
 function licenseText(dir: string): string | undefined {
-  const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|-|$)/i.test(f));
-  return file ? readFileSync(join(dir, file), 'utf8').trim() : undefined;
+  const files = readdirSync(dir);
+  const file = files.find((f) => /^(licen[cs]e|copying)(\.|-|$)/i.test(f));
+  if (file) return readFileSync(join(dir, file), 'utf8').trim();
+  const readme = files.find((f) => /^readme(\.md)?$/i.test(f));
+  if (!readme) return undefined;
+  const text = readFileSync(join(dir, readme), 'utf8');
+  const heading = /^(#+)\s*licen[cs]e\s*$/im.exec(text);
+  if (!heading) return undefined;
+  const rest = text.slice(heading.index + heading[0].length);
+  const next = new RegExp(`^#{1,${(heading[1] as string).length}}\\s`, 'm').exec(rest);
+  const section = (next ? rest.slice(0, next.index) : rest).trim();
+  return section ? `(from ${readme})\n\n${section}` : undefined;
 }
 
 function bundled(): { packages: Bundled[]; problems: string[] } {
