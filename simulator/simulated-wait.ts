@@ -1,8 +1,9 @@
 import { NeonClient } from '../src/neon/client.js';
+import type { Transport } from '../src/neon/http.js';
 import { CancelledError, type Clock } from '../src/util/clock.js';
 import { OperationRefresher } from '../src/wait/refresh.js';
 import { OperationTracker } from '../src/wait/tracker.js';
-import { waitUntil } from '../src/wait/loop.js';
+import { waitUntil, type WaitResult } from '../src/wait/loop.js';
 import { DEFAULT_KEY, operation, type OperationScript, singleProject } from './scenario.js';
 import { startSimulator } from './server.js';
 
@@ -76,28 +77,20 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
     clock: () => clock.elapsed,
     epoch
   });
-  const client = new NeonClient({ baseUrl: sim.url, apiKey: DEFAULT_KEY, clock, random });
-  const tracker = new OperationTracker(
-    ops.map((o) => o.id),
-    [],
-    () => clock.now()
-  );
-  const refresher = new OperationRefresher(client, PROJECT, tracker, false);
   const finishedAt = Math.max(...ops.map((o) => o.steps.at(-1)?.at ?? 0));
   const write = process.stdout.write;
   process.stdout.write = () => true; // the tracker logs every status change
   try {
-    const result = await waitUntil(
-      async () => {
-        await refresher.refresh(clock.now() + 600_000);
-        return tracker.verdict(false);
-      },
-      {
-        deadline: epoch + (options.maxMs ?? 600_000),
-        delay: (n) => options.delay(n, random),
-        clock
-      }
-    );
+    const result = await engineWait({
+      baseUrl: sim.url,
+      apiKey: DEFAULT_KEY,
+      projectId: PROJECT,
+      ids: ops.map((o) => o.id),
+      deadline: epoch + (options.maxMs ?? 600_000),
+      delay: (n) => options.delay(n, random),
+      clock,
+      random
+    });
     return {
       noticeMs: result.outcome === 'success' ? clock.elapsed - finishedAt : undefined,
       requests: sim.requests.length,
@@ -105,7 +98,49 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
     };
   } finally {
     process.stdout.write = write;
-    await client.close();
     await sim.close();
+  }
+}
+
+export interface EngineWaitOptions {
+  baseUrl: string;
+  apiKey: string;
+  projectId: string;
+  /** Operations to await. */
+  ids: string[];
+  /** Epoch ms on `clock`. */
+  deadline: number;
+  delay: (checksDone: number) => number;
+  clock: Clock;
+  random: () => number;
+  transport?: Transport;
+}
+
+/**
+ * The action's engine awaiting operations of one project (client, tracker, refresher, loop), as
+ * the action runs it: the one place that changes when the action's wait does. Throws what the
+ * action would report as an API error (401, 404...). Logs status changes on stdout, as the action.
+ */
+export async function engineWait(options: EngineWaitOptions): Promise<WaitResult> {
+  const { clock } = options;
+  const client = new NeonClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    clock,
+    random: options.random,
+    transport: options.transport
+  });
+  const tracker = new OperationTracker(options.ids, [], () => clock.now());
+  const refresher = new OperationRefresher(client, options.projectId, tracker, false);
+  try {
+    return await waitUntil(
+      async () => {
+        await refresher.refresh(options.deadline);
+        return tracker.verdict(false);
+      },
+      { deadline: options.deadline, delay: options.delay, clock }
+    );
+  } finally {
+    await client.close();
   }
 }
