@@ -85,6 +85,13 @@ export interface RequestRecord {
   requestId?: string;
 }
 
+/** One request, its answer and its record. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RequestRecord;
+}
+
 export interface SimulatorOptions {
   scenario: Scenario;
   /** Milliseconds since the simulator started; a test or the benchmark may drive its own clock. */
@@ -284,39 +291,37 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   /** A body as the edge sends it: chunked, and gzipped when the client accepts gzip. */
   function writeBody(
-    req: IncomingMessage,
-    res: ServerResponse,
+    { req, res, record }: Exchange,
     status: number,
     headers: Record<string, string>,
     text: string
   ): void {
+    record.status = status;
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     res.writeHead(status, { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
     res.write(gzip ? gzipSync(text) : text);
     res.end();
   }
 
+  /** A JSON answer from the API, its id in `X-Neon-Ret-Request-Id` (the client's, if it sent one). */
   function send(
-    req: IncomingMessage,
-    res: ServerResponse,
+    x: Exchange,
     status: number,
     body: unknown,
-    record: RequestRecord,
     headers: Record<string, string> = {}
   ): void {
-    record.status = status;
-    record.requestId =
-      (req.headers['x-request-id'] as string | undefined) ?? randomUUID().replace(/-/g, '');
+    const requestId =
+      (x.req.headers['x-request-id'] as string | undefined) ?? randomUUID().replace(/-/g, '');
+    x.record.requestId = requestId;
     writeBody(
-      req,
-      res,
+      x,
       status,
       {
         ...edgeHeaders(),
         'content-type': 'application/json; charset=utf-8',
         vary: 'Origin',
         'strict-transport-security': 'max-age=15724800; includeSubDomains',
-        'x-neon-ret-request-id': record.requestId,
+        'x-neon-ret-request-id': requestId,
         ...headers
       },
       JSON.stringify(body)
@@ -325,32 +330,24 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   /** The API's error body: `{code, message}`; recorded errors carry no `request_id`. */
   function error(
-    req: IncomingMessage,
-    res: ServerResponse,
+    x: Exchange,
     status: number,
     message: string,
-    record: RequestRecord,
     headers?: Record<string, string>,
     code = ''
   ): void {
-    send(req, res, status, { code, message }, record, headers);
+    send(x, status, { code, message }, headers);
   }
 
   /** Cloudflare's own error page: the request never reached the API, so no request id. */
-  function edgePage(
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    record: RequestRecord
-  ): void {
-    record.status = status;
+  function edgePage(x: Exchange, status: number): void {
     const headers = edgeHeaders();
     const title = `${status}: ${EDGE_ERRORS[status] ?? 'Error'}`;
     const html =
       `<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8">` +
       `<title>console.neon.tech | ${title}</title></head><body><div id="cf-error-details">` +
       `<h1>${title}</h1><p>Cloudflare Ray ID: ${headers['cf-ray']}</p></div></body></html>\n`;
-    writeBody(req, res, status, { ...headers, 'content-type': 'text/html; charset=UTF-8' }, html);
+    writeBody(x, status, { ...headers, 'content-type': 'text/html; charset=UTF-8' }, html);
   }
 
   /** The fault for this request, if a rule matches; counts it against the rule. */
@@ -407,7 +404,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const auth = req.headers.authorization;
     const key = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
     const parts = url.pathname.replace(/\/+$/, '').split('/').slice(1);
-    const route = parts.slice(2).map(decodeURIComponent);
+    const segments = parts.slice(2).map(decodeURIComponent);
     const record: RequestRecord = {
       at: clock(),
       method: req.method ?? 'GET',
@@ -420,22 +417,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       userAgent: req.headers['user-agent']
     };
     requests.push(record);
+    const x: Exchange = { req, res, record };
 
     const fault = takeFault(url.pathname + url.search);
     if (fault) {
       switch (fault.kind) {
         case 'status':
           return error(
-            req,
-            res,
+            x,
             fault.status,
             fault.message ?? defaultMessage(fault.status),
-            record,
             fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
             fault.code
           );
         case 'html':
-          return edgePage(req, res, fault.status ?? 502, record);
+          return edgePage(x, fault.status ?? 502);
         case 'reset':
           record.status = -1;
           return void req.socket.destroy();
@@ -447,15 +443,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           res.writeHead(200, { ...edgeHeaders(), 'content-type': 'application/json' });
           return void res.end('{"operation": {"id": "');
         case 'missing-fields':
-          return send(req, res, 200, { unexpected: true }, record);
+          return send(x, 200, { unexpected: true });
         case 'echo-key':
-          return error(
-            req,
-            res,
-            fault.status ?? 400,
-            `invalid request: header was "${auth ?? ''}"`,
-            record
-          );
+          return error(x, fault.status ?? 400, `invalid request: header was "${auth ?? ''}"`);
         case 'redirect':
           record.status = 302;
           res.writeHead(302, { ...edgeHeaders(), location: fault.location });
@@ -464,55 +454,38 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
 
     if (!key || !(key in scenario.keys) || revoked.has(key)) {
-      return error(
-        req,
-        res,
-        401,
-        'authentication failed: the API key is missing, invalid or revoked',
-        record
-      );
+      return error(x, 401, 'authentication failed: the API key is missing, invalid or revoked');
     }
     const keyScript = scenario.keys[key] as KeyScript;
     record.account = accountOf(keyScript);
     const wait = rateLimited(record.account, record.route);
     if (wait !== undefined) {
       return error(
-        req,
-        res,
+        x,
         429,
         'too many requests',
-        record,
         rateLimit?.retryAfter ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {}
       );
     }
-    if (req.method !== 'GET') return error(req, res, 405, 'method not allowed', record);
-    if (parts[0] !== 'api' || parts[1] !== 'v2') return error(req, res, 404, 'not found', record);
+    if (req.method !== 'GET') return error(x, 405, 'method not allowed');
+    if (parts[0] !== 'api' || parts[1] !== 'v2') return error(x, 404, 'not found');
 
-    if (route.length === 1 && route[0] === 'projects')
-      return listProjects(req, url, keyScript, res, record);
-    if (route[0] === 'projects' && route[2] === 'operations' && route.length <= 4) {
-      const projectId = route[1] as string;
-      if (!canSee(keyScript, projectId))
-        return error(req, res, 404, `project not found: ${projectId}`, record);
-      if (route.length === 3) return listOperations(req, url, projectId, res, record);
-      return getOperation(req, projectId, route[3] as string, res, record);
+    if (segments.length === 1 && segments[0] === 'projects') return listProjects(x, url, keyScript);
+    if (segments[0] === 'projects' && segments[2] === 'operations' && segments.length <= 4) {
+      const projectId = segments[1] as string;
+      if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
+      if (segments.length === 3) return listOperations(x, url, projectId);
+      return getOperation(x, projectId, segments[3] as string);
     }
-    return error(req, res, 404, 'not found', record);
+    return error(x, 404, 'not found');
   }
 
-  function listProjects(
-    req: IncomingMessage,
-    url: URL,
-    key: KeyScript,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
+  function listProjects(x: Exchange, url: URL, key: KeyScript): void {
     const limit = intParam(url, 'limit', 10);
     if (limit === undefined || limit < 1 || limit > 400)
-      return error(req, res, 400, 'limit must be between 1 and 400', record);
+      return error(x, 400, 'limit must be between 1 and 400');
     const visible = visibleProjects(key, url.searchParams.get('org_id') ?? undefined);
-    if (visible === 'forbidden')
-      return error(req, res, 403, 'not a member of this organization', record);
+    if (visible === 'forbidden') return error(x, 403, 'not a member of this organization');
     const sorted = [...visible].sort((a, b) => a.id.localeCompare(b.id));
     const cursor = url.searchParams.get('cursor');
     const rest = cursor ? sorted.filter((p) => p.id > cursor) : sorted;
@@ -523,24 +496,18 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       integrations: {}
     };
     if (page.length > 0) body.pagination = { cursor: (page[page.length - 1] as ProjectScript).id };
-    send(req, res, 200, body, record);
+    send(x, 200, body);
   }
 
-  function listOperations(
-    req: IncomingMessage,
-    url: URL,
-    projectId: string,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
+  function listOperations(x: Exchange, url: URL, projectId: string): void {
     const limit = intParam(url, 'limit', 10);
     if (limit === undefined || limit < 1 || limit > 1000)
-      return error(req, res, 400, 'limit must be between 1 and 1000', record);
+      return error(x, 400, 'limit must be between 1 and 1000');
     const cursor = url.searchParams.get('cursor');
     let before = Infinity;
     if (cursor) {
       before = parseMicros(cursor);
-      if (Number.isNaN(before)) return error(req, res, 400, `invalid cursor: ${cursor}`, record);
+      if (Number.isNaN(before)) return error(x, 400, `invalid cursor: ${cursor}`);
     }
     const visible = scenario.operations
       .filter((op) => op.project_id === projectId && exists(op))
@@ -552,24 +519,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const nextCursor = last ? formatMicros(stamp(last)) : cursor;
     const body: Record<string, unknown> = { operations: page.map(render) };
     if (nextCursor) body.pagination = { cursor: nextCursor };
-    send(req, res, 200, body, record);
+    send(x, 200, body);
   }
 
-  function getOperation(
-    req: IncomingMessage,
-    projectId: string,
-    operationId: string,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
-    if (!UUID.test(operationId))
-      return error(req, res, 400, `invalid operation id: ${operationId}`, record);
+  function getOperation(x: Exchange, projectId: string, operationId: string): void {
+    if (!UUID.test(operationId)) return error(x, 400, `invalid operation id: ${operationId}`);
     const op = scenario.operations.find(
       (o) => o.id === operationId.toLowerCase() && o.project_id === projectId
     );
     const body = op && exists(op) && render(op);
-    if (!body) return error(req, res, 404, `operation not found: ${operationId}`, record);
-    send(req, res, 200, { operation: body }, record);
+    if (!body) return error(x, 404, `operation not found: ${operationId}`);
+    send(x, 200, { operation: body });
   }
 
   const server = createServer(handle);
