@@ -149,7 +149,7 @@ export const terraformLoopPeer: Peer = {
           }
         })
     );
-    return { ending: 'success', detail: ended.length ? `done on ${ended.join(', ')}` : undefined };
+    return { ending: 'success', detail: ended.length ? `saw ${ended.join(', ')}` : undefined };
   }
 };
 
