@@ -154,7 +154,9 @@ describe('NeonClient', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toContain(`HTTP ${status}: ${message}`);
-    expect((error as ApiError).message).toMatch(/request_id [0-9a-f-]{36}/);
+    // The id the service sent in X-Neon-Ret-Request-Id (error bodies carry none).
+    expect((error as ApiError).message).toContain(`(request_id ${sim.requests[0]?.requestId})`);
+    expect(sim.requests[0]?.requestId).toMatch(/^[0-9a-f]{32}$/);
     expect(sim.requests).toHaveLength(1);
   });
 

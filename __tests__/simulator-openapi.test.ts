@@ -12,6 +12,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import {
@@ -20,9 +21,10 @@ import {
   operation,
   project,
   type OperationScript,
-  type Scenario
+  type Scenario,
+  type StepScript
 } from '../simulator/scenario.js';
-import { startSimulator, type Simulator } from '../simulator/server.js';
+import { reportedDurationMs, startSimulator, type Simulator } from '../simulator/server.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document and the validators
@@ -67,12 +69,15 @@ function validators(id: string, components: OpenApiDocument['components']) {
 const strict = validators('neon', doc.components);
 
 /**
- * The same document with `total_duration_ms` no longer required on Operation: only for the
- * scenario's `omitDuration` operations, the one documented deviation (see below).
+ * The same document with the two documented deviations allowed: `total_duration_ms` no longer
+ * required on Operation (the scenario's `omitDuration` operations: the service's own examples lack
+ * it) and any `action` string (the service has actions its enum lacks, `delete_tenant` among them).
  */
 const relaxedComponents = structuredClone(doc.components);
 const relaxedOperation = relaxedComponents.schemas.Operation as { required: string[] };
 relaxedOperation.required = relaxedOperation.required.filter((f) => f !== 'total_duration_ms');
+const ACTIONS = relaxedComponents.schemas.OperationAction?.enum ?? [];
+delete relaxedComponents.schemas.OperationAction?.enum;
 const relaxed = validators('neon-relaxed', relaxedComponents);
 
 const validate = {
@@ -114,6 +119,19 @@ function problems(validator: ValidateFunction, data: unknown): string[] {
 }
 
 const MISSING_DURATION = "must have required property 'total_duration_ms'";
+
+/** What the strict document says of an operation that uses a documented deviation. */
+function deviations(op: OperationScript | undefined, at: string): string[] {
+  if (!op) return [];
+  return [
+    ...(op.omitDuration ? [`${at} ${MISSING_DURATION}`] : []),
+    ...(ACTIONS.includes(op.action)
+      ? []
+      : [
+          `${at}/action must be equal to one of the allowed values ${JSON.stringify(ACTIONS)} (got ${JSON.stringify(op.action)})`
+        ])
+  ];
+}
 
 // ---------------------------------------------------------------------------------------------
 // The scenario
@@ -178,6 +196,14 @@ const extraOps = {
     ],
     { ...branch, omitDuration: true }
   ),
+  /** Documented by Neon, missing from every spec's enum. */
+  deleteTenant: operation(PROJECT, 'delete_tenant', [
+    [-12_000, 'running'],
+    [-10_000, 'finished']
+  ]),
+  /** In newer specs only: a client must take any string. */
+  newer: operation(PROJECT, 'epc_sync', [[-11_000, 'running']], branch),
+  newest: operation(PROJECT, 'tenant_detach_safekeepers', [[-11_500, 'scheduling']]),
   /** Created after "now": must not be listed or found. */
   future: operation(PROJECT, 'create_branch', [[60_000, 'running']])
 };
@@ -259,6 +285,19 @@ async function get<T = unknown>(
   return { status: res.status, headers: res.headers, body: body as T };
 }
 
+/**
+ * What every answer of the API carries in recordings: the request id in `X-Neon-Ret-Request-Id`
+ * (never `X-Request-Id`), and Cloudflare's marks, the body chunked and JSON in UTF-8.
+ */
+function expectApiHeaders(reply: Reply<unknown>): void {
+  expect(reply.headers.get('x-neon-ret-request-id')).toMatch(/^\S+$/);
+  expect(reply.headers.get('x-request-id')).toBeNull();
+  expect(reply.headers.get('server')).toBe('cloudflare');
+  expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  expect(reply.headers.get('transfer-encoding')).toBe('chunked');
+  expect(reply.headers.get('content-length')).toBeNull();
+}
+
 const opsPath = (query = '', project = PROJECT): string =>
   `/projects/${project}/operations${query ? `?${query}` : ''}`;
 const opPath = (id: string, project = PROJECT): string => `/projects/${project}/operations/${id}`;
@@ -279,15 +318,14 @@ async function walk(limit: number): Promise<Array<Reply<ListOperationsBody>>> {
 }
 
 /**
- * Strict validation of a List operations body, allowing only the documented deviation: a missing
- * `total_duration_ms` on the scenario's `omitDuration` operations; the relaxed schema must accept
- * the whole body.
+ * Strict validation of a List operations body, allowing only the documented deviations (see
+ * `deviations`); the relaxed schema must accept the whole body.
  */
 function expectListValid(body: ListOperationsBody): void {
   const expected = body.operations.flatMap((op, i) =>
-    byId.get(op.id)?.omitDuration ? [`/operations/${i} ${MISSING_DURATION}`] : []
+    deviations(byId.get(op.id), `/operations/${i}`)
   );
-  expect(problems(validate.listOperations, body)).toEqual(expected);
+  expect(problems(validate.listOperations, body).sort()).toEqual(expected.sort());
   expect(problems(validate.relaxedListOperations, body)).toEqual([]);
 }
 
@@ -411,9 +449,31 @@ describe('GET /projects/{project_id}/operations', () => {
     all = await get<ListOperationsBody>(opsPath('limit=1000'));
   });
 
-  it('answers 200 with JSON', () => {
+  it('answers 200 with JSON, the request id in X-Neon-Ret-Request-Id', () => {
     expect(all.status).toBe(200);
-    expect(all.headers.get('content-type')).toMatch(/^application\/json/);
+    expectApiHeaders(all);
+    expect(all.headers.get('x-neon-ret-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(all.headers.get('x-neon-ret-request-id')).toBe(sim.requests.at(-1)?.requestId);
+  });
+
+  it('gzips the body only for a client that accepts gzip', async () => {
+    // fetch asks for gzip and inflates it; Node's plain http.get asks for nothing.
+    expect(all.headers.get('content-encoding')).toBe('gzip');
+    const plain = await new Promise<{ headers: IncomingHttpHeaders; text: string }>(
+      (resolve, reject) =>
+        httpGet(
+          `${sim.url}${opsPath('limit=1')}`,
+          { headers: { Authorization: `Bearer ${DEFAULT_KEY}` } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve({ headers: res.headers, text }));
+          }
+        ).on('error', reject)
+    );
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['transfer-encoding']).toBe('chunked');
+    expect(JSON.parse(plain.text).operations).toHaveLength(1);
   });
 
   it('matches OperationsResponse + PaginationResponse, with `pagination` present', () => {
@@ -451,6 +511,41 @@ describe('GET /projects/{project_id}/operations', () => {
     expect(problems(validate.relaxedListOperations, alone)).toEqual([]);
   });
 
+  it('serves actions outside the enum as they are; only the enum refuses them', () => {
+    for (const op of [extraOps.deleteTenant, extraOps.newer, extraOps.newest]) {
+      expect(ACTIONS).not.toContain(op.action);
+      const body = all.body.operations.find((o) => o.id === op.id);
+      expect(body?.action).toBe(op.action);
+      expect(problems(validate.operation, body)).toEqual(deviations(op, ''));
+      expect(problems(validate.operation, body)).toHaveLength(1);
+    }
+  });
+
+  it('sends total_duration_ms that is not wall time, as the service does', () => {
+    const reported = new Map(all.body.operations.map((op) => [op.id, op.total_duration_ms]));
+    for (const op of visibleOps.filter((o) => !o.omitDuration)) {
+      const status = statusNow(op);
+      const step = op.steps.filter((s) => s.at <= NOW).at(-1);
+      const wall = (step?.at ?? op.created) - op.created;
+      const value = reported.get(op.id);
+      if (status === 'scheduling') expect(value).toBe(0);
+      else if (status === 'running' || status === 'cancelling')
+        expect([0, 17, 31]).toContain(value);
+      else expect(value).toBe(Math.round(wall / 10));
+    }
+    // The running create_branch began 300 ms ago; its duration says otherwise.
+    expect(reported.get(built.createBranch.id)).not.toBe(300);
+    // The document's own example: 100 ms for timestamps one second apart.
+    const finished = operation(PROJECT, 'create_timeline', [
+      [0, 'running'],
+      [1000, 'finished']
+    ]);
+    expect(reportedDurationMs(finished, finished.steps[1] as StepScript)).toBe(100);
+    expect(reportedDurationMs(finished, { at: 5, status: 'running', total_duration_ms: 7 })).toBe(
+      7
+    );
+  });
+
   it.each([1, 3, 5, 7])('validates every page with limit=%i', async (limit) => {
     const pages = await walk(limit);
     for (const page of pages) {
@@ -467,14 +562,11 @@ describe('GET /projects/{project_id}/operations/{operation_id}', () => {
     async (_index, _action, _status, id) => {
       const reply = await get<{ operation: OperationBody }>(opPath(id));
       expect(reply.status).toBe(200);
-      if (byId.get(id)?.omitDuration) {
-        expect(problems(validate.operationResponse, reply.body)).toEqual([
-          `/operation ${MISSING_DURATION}`
-        ]);
-        expect(problems(validate.relaxedOperationResponse, reply.body)).toEqual([]);
-      } else {
-        expect(problems(validate.operationResponse, reply.body)).toEqual([]);
-      }
+      expectApiHeaders(reply);
+      expect(problems(validate.operationResponse, reply.body).sort()).toEqual(
+        deviations(byId.get(id), '/operation').sort()
+      );
+      expect(problems(validate.relaxedOperationResponse, reply.body)).toEqual([]);
       // The same body the list gives.
       const list = await get<ListOperationsBody>(opsPath('limit=1000'));
       expect(list.body.operations.find((op) => op.id === id)).toEqual(reply.body.operation);
@@ -616,13 +708,18 @@ describe('error responses', () => {
     sim.setRateLimit(undefined);
   });
 
-  function expectGeneralError(reply: Reply<unknown>, status: number, requestId?: string): void {
+  /**
+   * As recorded from the real service: `{code, message}` and nothing else in the body (no
+   * `request_id`, although the document lists one), the id in `X-Neon-Ret-Request-Id` instead.
+   */
+  function expectGeneralError(reply: Reply<unknown>, status: number, code = ''): void {
     expect(reply.status).toBe(status);
-    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expectApiHeaders(reply);
     expect(problems(validate.generalError, reply.body)).toEqual([]);
-    const body = reply.body as { message: string; request_id?: string };
-    expect(body.message.length).toBeGreaterThan(0);
-    if (requestId) expect(body.request_id).toBe(requestId);
+    const body = reply.body as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['code', 'message']);
+    expect(body.code).toBe(code);
+    expect(String(body.message).length).toBeGreaterThan(0);
   }
 
   it.each([
@@ -638,9 +735,29 @@ describe('error responses', () => {
     ['400 for projects with limit=401', 400, '/projects?limit=401', DEFAULT_KEY],
     ['403 for an organization the key is not in', 403, '/projects?org_id=org-other-1', ORG_KEY]
   ])('matches GeneralError: %s', async (_name, status, path, key) => {
+    const reply = await get(path, key);
+    expectGeneralError(reply, status);
+    const record = sim.requests.at(-1);
+    expect(record?.status).toBe(status);
+    expect(reply.headers.get('x-neon-ret-request-id')).toBe(record?.requestId);
+  });
+
+  it('echoes an X-Request-ID the client chose in X-Neon-Ret-Request-Id, not in the body', async () => {
     const requestId = `req-${randomUUID()}`;
-    const reply = await get(path, key, { 'X-Request-ID': requestId });
-    expectGeneralError(reply, status, requestId);
+    const reply = await get(opPath(randomUUID()), DEFAULT_KEY, { 'X-Request-ID': requestId });
+    expectGeneralError(reply, 404);
+    expect(reply.headers.get('x-neon-ret-request-id')).toBe(requestId);
+    expect(JSON.stringify(reply.body)).not.toContain(requestId);
+  });
+
+  it('passes a non-empty code through (PROJECTS_LIMIT_EXCEEDED)', async () => {
+    sim.inject(
+      { kind: 'status', status: 422, code: 'PROJECTS_LIMIT_EXCEEDED', message: 'limit reached' },
+      { times: 1 }
+    );
+    const reply = await get('/projects');
+    expectGeneralError(reply, 422, 'PROJECTS_LIMIT_EXCEEDED');
+    expect(reply.body).toEqual({ code: 'PROJECTS_LIMIT_EXCEEDED', message: 'limit reached' });
   });
 
   it('matches GeneralError: 429 injected, with Retry-After', async () => {
@@ -655,12 +772,45 @@ describe('error responses', () => {
     expect((await get(opsPath('limit=1'))).status).toBe(200);
   });
 
-  it('matches GeneralError: 429 from the rate limit', async () => {
-    sim.setRateLimit({ perSecond: 1, retryAfter: true });
+  it('matches GeneralError: 429 from the rate limit, without Retry-After unless asked', async () => {
+    sim.setRateLimit({ perRoutePerSecond: 1 });
     expect((await get('/projects')).status).toBe(200);
-    const reply = await get('/projects');
-    expectGeneralError(reply, 429);
-    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+    const bare = await get('/projects');
+    expectGeneralError(bare, 429);
+    expect(bare.headers.get('retry-after')).toBeNull();
+    sim.setRateLimit({ perRoutePerSecond: 1, retryAfter: true });
+    expect((await get('/projects')).status).toBe(200);
+    const told = await get('/projects');
+    expectGeneralError(told, 429);
+    expect(told.headers.get('retry-after')).toBe('1');
     sim.setRateLimit(undefined);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pages from the edge
+// ---------------------------------------------------------------------------------------------
+
+describe('error pages from the edge (Cloudflare)', () => {
+  afterAll(() => sim.clearFaults());
+
+  it.each([502, 520, 521, 522, 523, 524])(
+    '%i is an HTML page, not a GeneralError',
+    async (status) => {
+      sim.inject({ kind: 'html', status }, { times: 1 });
+      const res = await fetch(`${sim.url}${opsPath()}`, {
+        headers: { Authorization: `Bearer ${DEFAULT_KEY}` }
+      });
+      const text = await res.text();
+      expect(res.status).toBe(status);
+      expect(res.headers.get('server')).toBe('cloudflare');
+      expect(res.headers.get('cf-ray')).toMatch(/^[0-9a-f]{16}-[A-Z]{3}$/);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8');
+      // The request never reached the API: no request id.
+      expect(res.headers.get('x-neon-ret-request-id')).toBeNull();
+      expect(sim.requests.at(-1)?.requestId).toBeUndefined();
+      expect(text).toMatch(new RegExp(`<title>[^<]*${status}: [A-Z]`));
+      expect(() => JSON.parse(text)).toThrow();
+    }
+  );
 });

@@ -1,36 +1,31 @@
 /**
- * `npm run bench`: how fast the action notices the end of an operation and what it costs, side by
- * side with a fixed 5 s poll and the official CLI's 200 ms poll, against the local simulator.
+ * `npm run bench`: how fast the action notices the end of an operation, what it costs and how it
+ * copes with faults and a crowd, side by side with the ways people wait today (see
+ * simulator/peers.ts): `@neon/sdk`'s `operations.waitFor` (its real code), a fixed 5 s loop, and
+ * the 100 ms loop without a cap of a community Terraform provider. Everything runs against the
+ * local simulator with Neon's rate limits (700 requests a minute per account, 40 a second per
+ * route), on simulated time, so minutes of polling take a moment.
  *
- * Waiting figures run the action's real loop (watcher, tracker, refresher, HTTP client, real
- * requests to the simulator on 127.0.0.1) on a simulated clock, so two minutes of waiting take a
- * moment. Cold start and memory run the built dist/index.js as the runner would, in real time.
+ * Cold start and memory run the built dist/index.js as the runner would, in real time.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
-import { startSimulator } from '../simulator/server.js';
-import { type SimulatedWait, simulatedWait } from '../simulator/simulated-wait.js';
+import {
+  DEFAULT_KEY,
+  operation,
+  type OperationScript,
+  singleProject
+} from '../simulator/scenario.js';
+import { type Simulator, startSimulator } from '../simulator/server.js';
+import { actionPeer, type JobResult, type JobSpec, PEERS, runPeer } from '../simulator/peers.js';
+import { prng } from '../simulator/simulated-wait.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PROJECT = 'bench-project-1';
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 15);
-
-interface Strategy {
-  name: string;
-  /** Another tool's schedule; none for the action, which runs its own. */
-  delay?: (checks: number, random: () => number) => number;
-  /** The CLI gives up after 100 polls (20 s). */
-  maxMs?: number;
-}
-
-const STRATEGIES: Strategy[] = [
-  { name: 'this action (interval 5s)' },
-  { name: 'fixed 5 s', delay: () => 5000 },
-  { name: 'CLI 200 ms, 20 s cap', delay: () => 200, maxMs: 20_000 }
-];
+const FIFTEEN_MINUTES = 15 * 60_000;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -47,41 +42,68 @@ function table(head: string[], rows: string[][]): string {
   ].join('\n');
 }
 
+/** One job awaiting `operations` of the bench project, from time 0. */
+const oneJob = (operations: OperationScript[]): JobSpec[] => [
+  { key: DEFAULT_KEY, projectId: PROJECT, operations, startAt: 0 }
+];
+
+/** How a wait ended, in a few words: a "success" while the operation was not done says so. */
+function ending(job: JobResult): string {
+  const wrong = job.ending === 'success' && !job.statusesAtEnd.every((s) => s === 'finished');
+  const said = job.ending === 'success' ? 'done' : job.ending;
+  return [
+    said,
+    job.detail ? `(${job.detail.slice(0, 60)})` : '',
+    wrong ? `while it was ${job.statusesAtEnd.join(', ')}` : ''
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
 async function noticeTable(): Promise<string> {
   const rows: string[][] = [];
   for (const seconds of [1, 3, 10, 25, 30, 120]) {
-    for (const strategy of STRATEGIES) {
-      const trials: SimulatedWait[] = [];
+    for (const peer of PEERS) {
+      const noticed: number[] = [];
+      const requests: number[] = [];
+      const endings = new Set<string>();
       for (let i = 0; i < TRIALS; i++) {
-        trials.push(
-          await simulatedWait({
-            durationMs: seconds * 1000,
-            delay: strategy.delay,
-            maxMs: strategy.maxMs,
-            seed: 1000 * seconds + i,
-            spread: 0.1
-          })
-        );
+        const random = prng(1000 * seconds + i);
+        const created = -Math.round(random() * 300);
+        const length = Math.round(seconds * 1000 * (0.9 + 0.2 * random()));
+        const run = await runPeer({
+          peer,
+          jobs: oneJob([
+            operation(PROJECT, 'create_branch', [
+              [created, 'running'],
+              [created + length, 'finished']
+            ])
+          ]),
+          limitMs: FIFTEEN_MINUTES,
+          seed: i
+        });
+        const job = run.jobs[0] as JobResult;
+        if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
+        else endings.add(ending(job));
+        requests.push(run.requests);
       }
-      const noticed = trials
-        .filter((t) => t.noticeMs !== undefined)
-        .map((t) => t.noticeMs as number);
+      const all = noticed.length === TRIALS;
       rows.push([
         `~${seconds} s`,
-        strategy.name,
-        noticed.length === trials.length
+        peer.name,
+        all
           ? fmt(median(noticed))
-          : `gave up (${trials.length - noticed.length}/${trials.length})`,
-        noticed.length === trials.length ? fmt(Math.max(...noticed)) : '—',
-        String(median(trials.map((t) => t.requests))),
-        String(Math.max(...trials.map((t) => t.requests)))
+          : `${[...endings].join('; ')} (${TRIALS - noticed.length}/${TRIALS})`,
+        all ? fmt(Math.max(...noticed)) : '—',
+        String(median(requests)),
+        String(Math.max(...requests))
       ]);
     }
   }
   return table(
     [
       'operation takes',
-      'poller',
+      'waiter',
       'notice delay, median',
       'notice delay, worst',
       'requests, median',
@@ -92,23 +114,188 @@ async function noticeTable(): Promise<string> {
 }
 
 async function rateTable(): Promise<string> {
+  const waiters = [actionPeer(1000), ...PEERS.slice(1)];
   const rows: string[][] = [];
   for (const count of [1, 5, 20, 100]) {
-    // Operations that outlast the measurement: 60 s of steady polling at interval 1s.
-    const ours = await simulatedWait({
-      durationMs: 60_000,
-      count,
-      seed: count,
-      intervalMs: 1000
-    });
-    const naive = count * (1 + 60); // one Get per operation per second
-    rows.push([String(count), (ours.requests / ours.seconds).toFixed(2), (naive / 61).toFixed(2)]);
+    const cells = [String(count)];
+    for (const peer of waiters) {
+      // Operations that outlast the measurement: 60 s of steady polling.
+      const run = await runPeer({
+        peer,
+        jobs: oneJob(
+          Array.from({ length: count }, () =>
+            operation(PROJECT, 'create_branch', [
+              [-100, 'running'],
+              [120_000, 'finished']
+            ])
+          )
+        ),
+        limitMs: 60_000
+      });
+      const job = run.jobs[0] as JobResult;
+      const rate = (run.requests / (run.elapsedMs / 1000)).toFixed(2);
+      cells.push(
+        job.ending === 'still waiting'
+          ? rate
+          : `${rate}, then ${ending(job)} after ${fmt(job.waitedMs)}`
+      );
+    }
+    rows.push(cells);
+  }
+  return table(['awaited operations', ...waiters.map((p) => `${p.name}: requests/s`)], rows);
+}
+
+interface FaultScenario {
+  name: string;
+  operation: () => OperationScript;
+  prepare?: (sim: Simulator) => void;
+}
+
+const FAULTS: FaultScenario[] = [
+  {
+    name: 'none; finished at 10 s',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [10_000, 'finished']
+      ])
+  },
+  {
+    name: 'two Cloudflare 502 pages after the first answer',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [10_000, 'finished']
+      ]),
+    prepare: (sim) => sim.inject({ kind: 'html', status: 502 }, { times: 2, skip: 1 })
+  },
+  {
+    name: 'two connection resets after the first answer',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [10_000, 'finished']
+      ]),
+    prepare: (sim) => sim.inject({ kind: 'reset' }, { times: 2, skip: 1 })
+  },
+  {
+    name: 'one 503 after the first answer',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [10_000, 'finished']
+      ]),
+    prepare: (sim) => sim.inject({ kind: 'status', status: 503 }, { times: 1, skip: 1 })
+  },
+  {
+    name: '429 storm from 2 s to 20 s (no Retry-After); finished at 30 s',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [30_000, 'finished']
+      ]),
+    prepare: (sim) =>
+      sim.inject({ kind: 'status', status: 429 }, { times: Infinity, from: 2000, until: 20_000 })
+  },
+  {
+    name: 'failed at 4 s, retried by the control plane, finished at 16 s',
+    operation: () =>
+      operation(PROJECT, 'apply_config', [
+        [-100, 'running'],
+        [4000, 'failed', { failures_count: 1, error: 'compute did not respond in time' }],
+        [10_000, 'running', { failures_count: 1 }],
+        [16_000, 'finished', { failures_count: 1 }]
+      ])
+  },
+  {
+    name: 'ends in error at 8 s',
+    operation: () =>
+      operation(PROJECT, 'start_compute', [
+        [-100, 'running'],
+        [8000, 'error', { error: 'no capacity' }]
+      ])
+  },
+  {
+    name: 'project deleted at 8 s (404 from then on)',
+    operation: () =>
+      operation(PROJECT, 'create_branch', [
+        [-100, 'running'],
+        [60_000, 'finished']
+      ]),
+    prepare: (sim) => sim.deleteProject(PROJECT, 8000)
+  }
+];
+
+async function faultTable(): Promise<string> {
+  const rows: string[][] = [];
+  for (const scenario of FAULTS) {
+    for (const peer of PEERS) {
+      const run = await runPeer({
+        peer,
+        jobs: oneJob([scenario.operation()]),
+        prepare: scenario.prepare,
+        limitMs: FIFTEEN_MINUTES
+      });
+      const job = run.jobs[0] as JobResult;
+      rows.push([scenario.name, peer.name, ending(job), fmt(job.waitedMs), String(run.requests)]);
+    }
+  }
+  return table(['fault', 'waiter', 'ended as', 'after', 'requests'], rows);
+}
+
+const CROWD = 100;
+
+/**
+ * 100 jobs of one organization (10 projects, a project-scoped key each: one account), each
+ * awaiting the branch it created; jobs start within the first minute, operations take 30 s to 3 min.
+ */
+function crowd(): JobSpec[] {
+  const random = prng(7);
+  return Array.from({ length: CROWD }, (_, i) => {
+    const projectId = `crowd-project-${i % 10}`;
+    const startAt = Math.round(random() * 60_000);
+    const end = startAt + 30_000 + Math.round(random() * 150_000);
+    return {
+      key: `crowd-key-${i % 10}`,
+      projectId,
+      startAt,
+      operations: [
+        operation(projectId, 'create_branch', [
+          [startAt - 300, 'running'],
+          [end, 'finished']
+        ])
+      ]
+    };
+  });
+}
+
+async function crowdTable(): Promise<string> {
+  const rows: string[][] = [];
+  const jobs = crowd();
+  for (const peer of PEERS) {
+    const run = await runPeer({ peer, jobs, limitMs: 30 * 60_000, resolutionMs: 10 });
+    const counts = new Map<string, number>();
+    for (const job of run.jobs) counts.set(ending(job), (counts.get(ending(job)) ?? 0) + 1);
+    const noticed = run.jobs.flatMap((job) => (job.noticeMs === undefined ? [] : [job.noticeMs]));
+    rows.push([
+      peer.name,
+      [...counts].map(([what, n]) => `${n} ${what}`).join('; '),
+      fmt(median(noticed)),
+      noticed.length ? fmt(Math.max(...noticed)) : '—',
+      String(run.requests),
+      `${run.limited} (${((100 * run.limited) / run.requests).toFixed(0)}%)`,
+      String(run.busiestMinute)
+    ]);
   }
   return table(
     [
-      'awaited operations',
-      'this action: requests/s (interval 1s)',
-      'one Get per operation per check: requests/s'
+      'waiter',
+      `${CROWD} jobs ended as`,
+      'notice delay, median',
+      'notice delay, worst',
+      'requests',
+      'answered 429',
+      'answered in the busiest minute'
     ],
     rows
   );
@@ -257,10 +444,18 @@ async function realTimeTable(): Promise<string> {
 }
 
 console.log(`# Benchmark (${new Date().toISOString().slice(0, 16)}Z, ${TRIALS} trials each)\n`);
-console.log('## Noticing the end of one operation (simulated clock)\n');
+console.log('## Noticing the end of one operation (simulated time)\n');
 console.log(await noticeTable());
-console.log('\n## Requests per second while waiting (simulated clock, 60 s)\n');
+console.log(
+  '\n## Requests per second while waiting for several operations (simulated time, 60 s)\n'
+);
 console.log(await rateTable());
+console.log('\n## Faults during a wait (simulated time)\n');
+console.log(await faultTable());
+console.log(
+  `\n## A crowd: ${CROWD} jobs of one account under Neon's rate limits (simulated time, 10 ms resolution)\n`
+);
+console.log(await crowdTable());
 console.log(
   '\n## Start-up, end-to-end latency and memory (real time, dist/index.js as the runner runs it)\n'
 );

@@ -9,6 +9,11 @@ export interface StepScript {
   status: string;
   error?: string;
   failures_count?: number;
+  /**
+   * What the API reports as `total_duration_ms` from this step on. It is not wall time: left out,
+   * the simulator sends what recordings show (see `server.ts`, `reportedDurationMs`).
+   */
+  total_duration_ms?: number;
 }
 
 export interface OperationScript {
@@ -33,13 +38,27 @@ export interface ProjectScript {
   owner_id: string;
   org_id?: string;
   region_id?: string;
+  /** When the project is deleted: from then on every route of it answers 404. */
+  deletedAt?: number;
+  /**
+   * Branches deleted, with when. What the service does with the operations of a deleted branch is
+   * not documented; the simulator takes the hard case: they vanish (Get answers 404, List leaves
+   * them out).
+   */
+  deletedBranches?: Record<string, number>;
 }
 
-/** Personal keys see their owner's projects, and an organization's when `org_id` names one of `orgs`. */
-export type KeyScript =
+/**
+ * Personal keys see their owner's projects, and an organization's when `org_id` names one of `orgs`.
+ * `account` is whose rate limit the key spends (several keys can share one); by default a personal
+ * key spends its user's, an organization key its organization's, a project key that of the
+ * project's organization, or of its owner.
+ */
+export type KeyScript = (
   | { kind: 'personal'; user: string; orgs?: string[] }
   | { kind: 'organization'; org: string }
-  | { kind: 'project'; project: string };
+  | { kind: 'project'; project: string }
+) & { account?: string };
 
 export interface Scenario {
   keys: Record<string, KeyScript>;

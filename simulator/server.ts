@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type {
   KeyScript,
   OperationScript,
@@ -12,12 +13,18 @@ import type {
 /**
  * A local stand-in for the control-plane API v2: List projects, List operations and Get operation,
  * with the real service's shapes (checked against the official OpenAPI document in the tests), its
- * pagination (a cursor even on the last page), its error body, bearer auth with several kinds of
- * key, operations that change status over time, a rate limit, and faults on demand.
+ * pagination (a cursor even on the last page), and what recorded real traffic shows beyond the
+ * document: the request id in the `X-Neon-Ret-Request-Id` header and not in error bodies, answers
+ * through Cloudflare (its headers, gzip when asked, chunked bodies, HTML pages for edge errors),
+ * `total_duration_ms` that is not wall time. Also bearer auth with several kinds of key, operations
+ * that change status over time, projects and branches deleted on a schedule, Neon's documented rate
+ * limits per account, and faults on demand.
  */
 
 export type Fault =
-  | { kind: 'status'; status: number; retryAfter?: string; message?: string }
+  /** A JSON error `{code, message}` from the API; `code` is usually empty (`PROJECTS_LIMIT_EXCEEDED`...). */
+  | { kind: 'status'; status: number; retryAfter?: string; message?: string; code?: string }
+  /** An HTML error page from the edge (Cloudflare): 502 by default, or 520 to 524, 504... */
   | { kind: 'html'; status?: number }
   | { kind: 'reset' }
   | { kind: 'hang' }
@@ -34,14 +41,31 @@ export interface FaultRule {
   times: number;
   /** Matching requests to let through first. */
   skip?: number;
+  /** Only requests from this time on (simulator clock, ms). */
+  from?: number;
+  /** Only requests before this time (simulator clock, ms). */
+  until?: number;
 }
 
+/**
+ * Neon's documented limits: 700 requests per minute per account (every key and job of it
+ * together) and bursts of up to 40 requests per second per route; over either, HTTP 429. Both are
+ * sliding windows on the simulator's clock; only answered requests count. A route is the method
+ * and path template (`GET /projects/{project_id}/operations/{operation_id}`). No `Retry-After` is
+ * documented, so none is sent unless `retryAfter` asks for it.
+ */
 export interface RateLimit {
-  /** Requests per second allowed for each key (a token bucket of this size, refilled continuously). */
-  perSecond: number;
-  /** Send `Retry-After` with the 429 (seconds until a token is free). */
+  /** Requests per minute per account, all routes together. */
+  perMinute?: number;
+  /** Requests per second per account and route. */
+  perRoutePerSecond?: number;
+  /** The same as `perRoutePerSecond` (older tests use this name). */
+  perSecond?: number;
+  /** Send `Retry-After` with the 429: whole seconds until the window has room. */
   retryAfter?: boolean;
 }
+
+export const NEON_RATE_LIMIT: RateLimit = { perMinute: 700, perRoutePerSecond: 40 };
 
 export interface RequestRecord {
   at: number;
@@ -52,8 +76,20 @@ export interface RequestRecord {
   query: Record<string, string>;
   status: number;
   key?: string;
+  /** Whose rate limit the request spent (known keys only). */
+  account?: string;
+  /** Method and path template, the unit of the per-route burst limit. */
+  route: string;
   userAgent?: string;
-  requestId: string;
+  /** The id sent back in `X-Neon-Ret-Request-Id`; none for edge pages, resets and hangs. */
+  requestId?: string;
+}
+
+/** One request, its answer and its record. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RequestRecord;
 }
 
 export interface SimulatorOptions {
@@ -74,6 +110,10 @@ export interface Simulator {
   clearFaults(): void;
   revokeKey(key: string): void;
   addOperation(op: OperationScript): void;
+  /** Deletes a project now (or at `at`): every route of it answers 404 from then on. */
+  deleteProject(projectId: string, at?: number): void;
+  /** Deletes a branch now (or at `at`): its operations vanish (Get 404, gone from List). */
+  deleteBranch(projectId: string, branchId: string, at?: number): void;
   setRateLimit(limit: RateLimit | undefined): void;
   /** Milliseconds since start on the simulator's clock. */
   now(): number;
@@ -83,7 +123,24 @@ export interface Simulator {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TERMINAL = new Set(['finished', 'skipped', 'cancelled', 'error']);
+/** `total_duration_ms` of running operations in recorded real responses. */
+const RUNNING_DURATIONS = [0, 17, 31];
+
+/**
+ * `total_duration_ms` as the service reports it, which is not wall time: 0 while scheduling, a few
+ * tens of ms at most while running (recordings: 0, 17, 31), and afterwards a tenth of the span from
+ * creation (the document's example: 200 ms for an operation whose timestamps are 2 s apart).
+ */
+export function reportedDurationMs(op: OperationScript, step: StepScript): number {
+  if (step.total_duration_ms !== undefined) return step.total_duration_ms;
+  if (step.status === 'scheduling') return 0;
+  if (step.status === 'running' || step.status === 'cancelling') {
+    let hash = 0;
+    for (const c of op.id + step.at) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+    return RUNNING_DURATIONS[hash % RUNNING_DURATIONS.length] as number;
+  }
+  return Math.max(0, Math.round((step.at - op.created) / 10));
+}
 
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const started = Date.now();
@@ -94,7 +151,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const faults: FaultRule[] = [];
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  /** Times of answered requests, per account and per account and route. */
+  const hits = new Map<string, number[]>();
   let rateLimit = options.rateLimit;
   // Every operation gets a distinct creation time in microseconds: the cursor compares them.
   const micros = new Map<string, number>();
@@ -108,6 +166,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   };
   scenario.operations.forEach(stamp);
 
+  const projectById = (id: string): ProjectScript | undefined =>
+    scenario.projects.find((p) => p.id === id);
+  const deleted = (at: number | undefined): boolean => at !== undefined && at <= clock();
+  /** Created by now, and not on a deleted branch. */
+  const exists = (op: OperationScript): boolean =>
+    op.created <= clock() &&
+    !(op.branch_id && deleted(projectById(op.project_id)?.deletedBranches?.[op.branch_id]));
+
   function render(op: OperationScript): Record<string, unknown> | undefined {
     const now = clock();
     if (op.created > now) return undefined;
@@ -119,7 +185,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       failures = s.failures_count ?? failures;
     }
     step ??= { at: op.created, status: 'scheduling' };
-    const terminal = TERMINAL.has(step.status);
     const body: Record<string, unknown> = {
       id: op.id,
       project_id: op.project_id,
@@ -132,9 +197,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       ...(failures > 0 ? { retry_at: isoSeconds(epoch + step.at) } : {}),
       created_at: isoSeconds(epoch + op.created),
       updated_at: isoSeconds(epoch + step.at),
-      ...(op.omitDuration
-        ? {}
-        : { total_duration_ms: Math.max(0, Math.round((terminal ? step.at : now) - op.created)) }),
+      ...(op.omitDuration ? {} : { total_duration_ms: reportedDurationMs(op, step) }),
       ...op.extra
     };
     return body;
@@ -144,24 +207,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     key: KeyScript,
     orgId: string | undefined
   ): ProjectScript[] | 'forbidden' {
+    const live = scenario.projects.filter((p) => !deleted(p.deletedAt));
     switch (key.kind) {
       case 'personal':
         if (orgId)
-          return key.orgs?.includes(orgId)
-            ? scenario.projects.filter((p) => p.org_id === orgId)
-            : 'forbidden';
-        return scenario.projects.filter((p) => !p.org_id && p.owner_id === key.user);
+          return key.orgs?.includes(orgId) ? live.filter((p) => p.org_id === orgId) : 'forbidden';
+        return live.filter((p) => !p.org_id && p.owner_id === key.user);
       case 'organization':
         if (orgId && orgId !== key.org) return 'forbidden';
-        return scenario.projects.filter((p) => p.org_id === key.org);
+        return live.filter((p) => p.org_id === key.org);
       case 'project':
-        return scenario.projects.filter((p) => p.id === key.project);
+        return live.filter((p) => p.id === key.project);
     }
   }
 
   function canSee(key: KeyScript, projectId: string): boolean {
-    const p = scenario.projects.find((candidate) => candidate.id === projectId);
-    if (!p) return false;
+    const p = projectById(projectId);
+    if (!p || deleted(p.deletedAt)) return false;
     switch (key.kind) {
       case 'personal':
         return p.org_id ? (key.orgs ?? []).includes(p.org_id) : p.owner_id === key.user;
@@ -169,6 +231,20 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         return p.org_id === key.org;
       case 'project':
         return p.id === key.project;
+    }
+  }
+
+  function accountOf(key: KeyScript): string {
+    if (key.account) return key.account;
+    switch (key.kind) {
+      case 'personal':
+        return `user:${key.user}`;
+      case 'organization':
+        return `org:${key.org}`;
+      case 'project': {
+        const p = projectById(key.project);
+        return p?.org_id ? `org:${p.org_id}` : `user:${p?.owner_id ?? key.project}`;
+      }
     }
   }
 
@@ -204,39 +280,87 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     };
   }
 
-  function send(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    record: RequestRecord,
-    headers: Record<string, string> = {}
-  ): void {
-    record.status = status;
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      'x-request-id': record.requestId,
-      ...headers
-    });
-    res.end(text);
+  /** What Cloudflare adds to every answer, the edge's own pages included. */
+  function edgeHeaders(): Record<string, string> {
+    return {
+      date: new Date(epoch + clock()).toUTCString(),
+      server: 'cloudflare',
+      'cf-ray': `${randomBytes(8).toString('hex')}-IAD`
+    };
   }
 
+  /** A body as the edge sends it: chunked, and gzipped when the client accepts gzip. */
+  function writeBody(
+    { req, res, record }: Exchange,
+    status: number,
+    headers: Record<string, string>,
+    text: string
+  ): void {
+    record.status = status;
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    res.writeHead(status, { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    res.write(gzip ? gzipSync(text) : text);
+    res.end();
+  }
+
+  /** A JSON answer from the API, its id in `X-Neon-Ret-Request-Id` (the client's, if it sent one). */
+  function send(
+    x: Exchange,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {}
+  ): void {
+    const requestId =
+      (x.req.headers['x-request-id'] as string | undefined) ?? randomUUID().replace(/-/g, '');
+    x.record.requestId = requestId;
+    writeBody(
+      x,
+      status,
+      {
+        ...edgeHeaders(),
+        'content-type': 'application/json; charset=utf-8',
+        vary: 'Origin',
+        'strict-transport-security': 'max-age=15724800; includeSubDomains',
+        'x-neon-ret-request-id': requestId,
+        ...headers
+      },
+      JSON.stringify(body)
+    );
+  }
+
+  /** The API's error body: `{code, message}`; recorded errors carry no `request_id`. */
   function error(
-    res: ServerResponse,
+    x: Exchange,
     status: number,
     message: string,
-    record: RequestRecord,
-    headers?: Record<string, string>
+    headers?: Record<string, string>,
+    code = ''
   ): void {
-    send(res, status, { code: '', message, request_id: record.requestId }, record, headers);
+    send(x, status, { code, message }, headers);
+  }
+
+  /** Cloudflare's own error page: the request never reached the API, so no request id. */
+  function edgePage(x: Exchange, status: number): void {
+    const headers = edgeHeaders();
+    const title = `${status}: ${EDGE_ERRORS[status] ?? 'Error'}`;
+    const html =
+      `<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8">` +
+      `<title>console.neon.tech | ${title}</title></head><body><div id="cf-error-details">` +
+      `<h1>${title}</h1><p>Cloudflare Ray ID: ${headers['cf-ray']}</p></div></body></html>\n`;
+    writeBody(x, status, { ...headers, 'content-type': 'text/html; charset=UTF-8' }, html);
   }
 
   /** The fault for this request, if a rule matches; counts it against the rule. */
   function takeFault(pathWithQuery: string): Fault | undefined {
+    const now = clock();
     for (const rule of faults) {
       if (rule.match && !pathWithQuery.includes(rule.match)) continue;
       if (rule.times <= 0) continue;
+      if (
+        (rule.from !== undefined && now < rule.from) ||
+        (rule.until !== undefined && now >= rule.until)
+      )
+        continue;
       if (rule.skip && rule.skip > 0) {
         rule.skip--;
         continue;
@@ -247,29 +371,40 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return undefined;
   }
 
-  /** Token bucket per key; answers the wait in ms when empty. */
-  function rateLimited(key: string): number | undefined {
+  /**
+   * Counts the request against its account's minute and its route's second; when either is full,
+   * answers how long until it has room (ms) and does not count it.
+   */
+  function rateLimited(account: string, route: string): number | undefined {
     if (!rateLimit) return undefined;
     const now = clock();
-    const bucket = buckets.get(key) ?? { tokens: rateLimit.perSecond, at: now };
-    bucket.tokens = Math.min(
-      rateLimit.perSecond,
-      bucket.tokens + ((now - bucket.at) / 1000) * rateLimit.perSecond
-    );
-    bucket.at = now;
-    buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return undefined;
+    const perRoute = rateLimit.perRoutePerSecond ?? rateLimit.perSecond;
+    const windows: Array<[string, number | undefined, number]> = [
+      [account, rateLimit.perMinute, 60_000],
+      [`${account} ${route}`, perRoute, 1000]
+    ];
+    let wait: number | undefined;
+    for (const [name, limit, span] of windows) {
+      if (limit === undefined) continue;
+      const times = hits.get(name) ?? [];
+      while (times.length > 0 && (times[0] as number) <= now - span) times.shift();
+      hits.set(name, times);
+      if (times.length >= limit) {
+        const free = (times[times.length - limit] as number) + span - now;
+        wait = Math.max(wait ?? 0, free);
+      }
     }
-    return Math.ceil(((1 - bucket.tokens) / rateLimit.perSecond) * 1000);
+    if (wait !== undefined) return wait;
+    for (const [name, limit] of windows) if (limit !== undefined) hits.get(name)?.push(now);
+    return undefined;
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://simulator');
-    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
     const auth = req.headers.authorization;
     const key = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    const parts = url.pathname.replace(/\/+$/, '').split('/').slice(1);
+    const segments = parts.slice(2).map(decodeURIComponent);
     const record: RequestRecord = {
       at: clock(),
       method: req.method ?? 'GET',
@@ -278,29 +413,25 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       query: Object.fromEntries(url.searchParams),
       status: 0,
       key,
-      userAgent: req.headers['user-agent'],
-      requestId
+      route: `${req.method ?? 'GET'} ${routeTemplate(parts)}`,
+      userAgent: req.headers['user-agent']
     };
     requests.push(record);
+    const x: Exchange = { req, res, record };
 
     const fault = takeFault(url.pathname + url.search);
     if (fault) {
       switch (fault.kind) {
         case 'status':
           return error(
-            res,
+            x,
             fault.status,
             fault.message ?? defaultMessage(fault.status),
-            record,
-            fault.retryAfter ? { 'retry-after': fault.retryAfter } : {}
+            fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+            fault.code
           );
-        case 'html': {
-          record.status = fault.status ?? 502;
-          res.writeHead(record.status, { 'content-type': 'text/html' });
-          return void res.end(
-            '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>'
-          );
-        }
+        case 'html':
+          return edgePage(x, fault.status ?? 502);
         case 'reset':
           record.status = -1;
           return void req.socket.destroy();
@@ -309,73 +440,52 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           return; // never answers; the socket is destroyed on close()
         case 'malformed':
           record.status = 200;
-          res.writeHead(200, { 'content-type': 'application/json' });
+          res.writeHead(200, { ...edgeHeaders(), 'content-type': 'application/json' });
           return void res.end('{"operation": {"id": "');
         case 'missing-fields':
-          return send(res, 200, { unexpected: true }, record);
+          return send(x, 200, { unexpected: true });
         case 'echo-key':
-          return error(
-            res,
-            fault.status ?? 400,
-            `invalid request: header was "${auth ?? ''}"`,
-            record
-          );
+          return error(x, fault.status ?? 400, `invalid request: header was "${auth ?? ''}"`);
         case 'redirect':
           record.status = 302;
-          res.writeHead(302, { location: fault.location });
+          res.writeHead(302, { ...edgeHeaders(), location: fault.location });
           return void res.end();
       }
     }
 
     if (!key || !(key in scenario.keys) || revoked.has(key)) {
-      return error(
-        res,
-        401,
-        'authentication failed: the API key is missing, invalid or revoked',
-        record
-      );
+      return error(x, 401, 'authentication failed: the API key is missing, invalid or revoked');
     }
-    const wait = rateLimited(key);
+    const keyScript = scenario.keys[key] as KeyScript;
+    record.account = accountOf(keyScript);
+    const wait = rateLimited(record.account, record.route);
     if (wait !== undefined) {
       return error(
-        res,
+        x,
         429,
-        'rate limit exceeded',
-        record,
-        rateLimit?.retryAfter ? { 'retry-after': String(Math.ceil(wait / 1000)) } : {}
+        'too many requests',
+        rateLimit?.retryAfter ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {}
       );
     }
-    if (req.method !== 'GET') return error(res, 405, 'method not allowed', record);
+    if (req.method !== 'GET') return error(x, 405, 'method not allowed');
+    if (parts[0] !== 'api' || parts[1] !== 'v2') return error(x, 404, 'not found');
 
-    const keyScript = scenario.keys[key] as KeyScript;
-    const parts = url.pathname.replace(/\/+$/, '').split('/').slice(1);
-    if (parts[0] !== 'api' || parts[1] !== 'v2') return error(res, 404, 'not found', record);
-    const route = parts.slice(2).map(decodeURIComponent);
-
-    if (route.length === 1 && route[0] === 'projects')
-      return listProjects(url, keyScript, res, record);
-    if (route[0] === 'projects' && route[2] === 'operations' && route.length <= 4) {
-      const projectId = route[1] as string;
-      if (!canSee(keyScript, projectId))
-        return error(res, 404, `project not found: ${projectId}`, record);
-      if (route.length === 3) return listOperations(url, projectId, res, record);
-      return getOperation(projectId, route[3] as string, res, record);
+    if (segments.length === 1 && segments[0] === 'projects') return listProjects(x, url, keyScript);
+    if (segments[0] === 'projects' && segments[2] === 'operations' && segments.length <= 4) {
+      const projectId = segments[1] as string;
+      if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
+      if (segments.length === 3) return listOperations(x, url, projectId);
+      return getOperation(x, projectId, segments[3] as string);
     }
-    return error(res, 404, 'not found', record);
+    return error(x, 404, 'not found');
   }
 
-  function listProjects(
-    url: URL,
-    key: KeyScript,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
+  function listProjects(x: Exchange, url: URL, key: KeyScript): void {
     const limit = intParam(url, 'limit', 10);
     if (limit === undefined || limit < 1 || limit > 400)
-      return error(res, 400, 'limit must be between 1 and 400', record);
+      return error(x, 400, 'limit must be between 1 and 400');
     const visible = visibleProjects(key, url.searchParams.get('org_id') ?? undefined);
-    if (visible === 'forbidden')
-      return error(res, 403, 'not a member of this organization', record);
+    if (visible === 'forbidden') return error(x, 403, 'not a member of this organization');
     const sorted = [...visible].sort((a, b) => a.id.localeCompare(b.id));
     const cursor = url.searchParams.get('cursor');
     const rest = cursor ? sorted.filter((p) => p.id > cursor) : sorted;
@@ -386,26 +496,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       integrations: {}
     };
     if (page.length > 0) body.pagination = { cursor: (page[page.length - 1] as ProjectScript).id };
-    send(res, 200, body, record);
+    send(x, 200, body);
   }
 
-  function listOperations(
-    url: URL,
-    projectId: string,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
+  function listOperations(x: Exchange, url: URL, projectId: string): void {
     const limit = intParam(url, 'limit', 10);
     if (limit === undefined || limit < 1 || limit > 1000)
-      return error(res, 400, 'limit must be between 1 and 1000', record);
+      return error(x, 400, 'limit must be between 1 and 1000');
     const cursor = url.searchParams.get('cursor');
     let before = Infinity;
     if (cursor) {
       before = parseMicros(cursor);
-      if (Number.isNaN(before)) return error(res, 400, `invalid cursor: ${cursor}`, record);
+      if (Number.isNaN(before)) return error(x, 400, `invalid cursor: ${cursor}`);
     }
     const visible = scenario.operations
-      .filter((op) => op.project_id === projectId && op.created <= clock())
+      .filter((op) => op.project_id === projectId && exists(op))
       .sort((a, b) => stamp(b) - stamp(a))
       .filter((op) => stamp(op) < before);
     const page = visible.slice(0, limit);
@@ -414,23 +519,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const nextCursor = last ? formatMicros(stamp(last)) : cursor;
     const body: Record<string, unknown> = { operations: page.map(render) };
     if (nextCursor) body.pagination = { cursor: nextCursor };
-    send(res, 200, body, record);
+    send(x, 200, body);
   }
 
-  function getOperation(
-    projectId: string,
-    operationId: string,
-    res: ServerResponse,
-    record: RequestRecord
-  ): void {
-    if (!UUID.test(operationId))
-      return error(res, 400, `invalid operation id: ${operationId}`, record);
+  function getOperation(x: Exchange, projectId: string, operationId: string): void {
+    if (!UUID.test(operationId)) return error(x, 400, `invalid operation id: ${operationId}`);
     const op = scenario.operations.find(
       (o) => o.id === operationId.toLowerCase() && o.project_id === projectId
     );
-    const body = op && render(op);
-    if (!body) return error(res, 404, `operation not found: ${operationId}`, record);
-    send(res, 200, { operation: body }, record);
+    const body = op && exists(op) && render(op);
+    if (!body) return error(x, 404, `operation not found: ${operationId}`);
+    send(x, 200, { operation: body });
   }
 
   const server = createServer(handle);
@@ -451,9 +550,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       scenario.operations.push(op);
       stamp(op);
     },
+    deleteProject: (projectId, at = clock()) => {
+      const p = projectById(projectId);
+      if (p) p.deletedAt = at;
+    },
+    deleteBranch: (projectId, branchId, at = clock()) => {
+      const p = projectById(projectId);
+      if (p) p.deletedBranches = { ...p.deletedBranches, [branchId]: at };
+    },
     setRateLimit: (limit) => {
       rateLimit = limit;
-      buckets.clear();
+      hits.clear();
     },
     now: clock,
     render,
@@ -464,6 +571,31 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       })
   };
 }
+
+/** `api/v2/projects/x/operations/y` → `/projects/{project_id}/operations/{operation_id}`. */
+function routeTemplate(parts: string[]): string {
+  const named = parts.map((part, i) =>
+    i === 3 && parts[2] === 'projects'
+      ? '{project_id}'
+      : i === 5 && parts[4] === 'operations'
+        ? '{operation_id}'
+        : part
+  );
+  return `/${named.slice(parts[0] === 'api' && parts[1] === 'v2' ? 2 : 0).join('/')}`;
+}
+
+/** Titles of Cloudflare's error pages. */
+const EDGE_ERRORS: Record<number, string> = {
+  500: 'Internal server error',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+  504: 'Gateway time-out',
+  520: 'Web server is returning an unknown error',
+  521: 'Web server is down',
+  522: 'Connection timed out',
+  523: 'Origin is unreachable',
+  524: 'A timeout occurred'
+};
 
 function intParam(url: URL, name: string, fallback: number): number | undefined {
   const raw = url.searchParams.get(name);
@@ -491,7 +623,7 @@ function parseMicros(text: string): number {
 
 function defaultMessage(status: number): string {
   return status === 429
-    ? 'rate limit exceeded'
+    ? 'too many requests'
     : status === 423
       ? 'project is locked by another operation'
       : 'internal error';

@@ -1,7 +1,8 @@
 import { NeonClient } from '../src/neon/client.js';
+import type { Transport } from '../src/neon/http.js';
 import type { Clock } from '../src/util/clock.js';
 import { CancelledError } from '../src/util/errors.js';
-import { waitFor } from '../src/wait/wait.js';
+import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import { DEFAULT_KEY, operation, type OperationScript, singleProject } from './scenario.js';
 import { startSimulator } from './server.js';
 
@@ -80,29 +81,20 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
     clock: () => clock.elapsed,
     epoch
   });
-  const client = new NeonClient({ baseUrl: sim.url, apiKey: DEFAULT_KEY, clock, random });
   const finishedAt = Math.max(...ops.map((o) => o.steps.at(-1)?.at ?? 0));
-  const silent = { info: () => undefined, warning: () => undefined };
   const delay = options.delay;
   try {
-    const result = await waitFor(
-      {
-        projectId: PROJECT,
-        operationIds: ops.map((o) => o.id),
-        givenOperations: [],
-        wait: true,
-        timeoutMs: options.maxMs ?? 600_000,
-        intervalMs: options.intervalMs ?? 5000,
-        failFast: false
-      },
-      {
-        client,
-        clock,
-        random,
-        log: silent,
-        ...(delay && { schedule: (n: number) => delay(n, random) })
-      }
-    );
+    const result = await engineWait({
+      baseUrl: sim.url,
+      apiKey: DEFAULT_KEY,
+      projectId: PROJECT,
+      ids: ops.map((o) => o.id),
+      timeoutMs: options.maxMs ?? 600_000,
+      intervalMs: options.intervalMs ?? 5000,
+      clock,
+      random,
+      ...(delay && { schedule: (n: number) => delay(n, random) })
+    });
     return {
       noticeMs: result.status === 'finished' ? clock.elapsed - finishedAt : undefined,
       requests: sim.requests.length,
@@ -110,7 +102,59 @@ export async function simulatedWait(options: SimulatedWaitOptions): Promise<Simu
       seconds: clock.elapsed / 1000
     };
   } finally {
-    await client.close();
     await sim.close();
+  }
+}
+
+export interface EngineWaitOptions {
+  baseUrl: string;
+  apiKey: string;
+  projectId: string;
+  /** Operations to await. */
+  ids: string[];
+  timeoutMs: number;
+  /** The action's `interval`. */
+  intervalMs: number;
+  clock: Clock;
+  random: () => number;
+  transport?: Transport;
+  /** Another tool's schedule instead of the action's own. */
+  schedule?: (checksDone: number) => number;
+}
+
+/**
+ * The action's wait for operations of one project, wired as `main` wires it (`waitFor`: modes,
+ * tracker, schedule with its slow-down after 429s, HTTP client), silent, on the given clock.
+ */
+export async function engineWait(options: EngineWaitOptions): Promise<WaitResult> {
+  const { clock, random } = options;
+  const client = new NeonClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    clock,
+    random,
+    transport: options.transport
+  });
+  try {
+    return await waitFor(
+      {
+        projectId: options.projectId,
+        operationIds: options.ids,
+        givenOperations: [],
+        wait: true,
+        timeoutMs: options.timeoutMs,
+        intervalMs: options.intervalMs,
+        failFast: false
+      },
+      {
+        client,
+        clock,
+        random,
+        log: { info: () => undefined, warning: () => undefined },
+        ...(options.schedule && { schedule: options.schedule })
+      }
+    );
+  } finally {
+    await client.close();
   }
 }

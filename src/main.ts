@@ -2,7 +2,6 @@ import * as log from './action/log.js';
 import { publish } from './action/publish.js';
 import { readSettings, type Settings, summaryWanted } from './action/settings.js';
 import { NeonClient } from './neon/client.js';
-import { createTransport } from './neon/http.js';
 import { buildReport, inputErrorReport } from './report/model.js';
 import { type RecentOperations, fetchRecentOperations } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
@@ -20,7 +19,6 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     client = new NeonClient({
       baseUrl: settings.apiHost,
       apiKey: settings.apiKey,
-      transport: createTransport(),
       signal,
       onRequest: (path) => log.debug(`GET ${path}`),
       onRetry: (e) =>
@@ -29,7 +27,8 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
         )
     });
   } catch (error) {
-    // A bad input, or a proxy variable undici cannot read: no request is sent, outputs still set.
+    // A bad input, or a proxy variable undici cannot read (the client's transport is made here):
+    // no request is sent, outputs still set.
     const message =
       error instanceof InputError
         ? error.message

@@ -51,6 +51,15 @@ export function actionDefaults(): Record<string, string> {
   return defaults;
 }
 
+/** The outputs action.yml declares, by name. */
+export function actionOutputs(): Record<string, { description?: string }> {
+  return (
+    parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      outputs: Record<string, { description?: string }>;
+    }
+  ).outputs;
+}
+
 /** Parses `$GITHUB_OUTPUT`: `name<<delimiter` blocks (and plain `name=value` lines). */
 export function parseOutputFile(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};

@@ -46,6 +46,8 @@ export class NeonClient {
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
   private readonly transport: Transport;
+  /** Only a transport this client made is closed with it: a given one may serve others too. */
+  private readonly ownsTransport: boolean;
   /** Requests sent so far, retries included. */
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
@@ -56,6 +58,7 @@ export class NeonClient {
     this.clock = options.clock ?? systemClock;
     this.retry = new RetryPolicy(options);
     this.transport = options.transport ?? createTransport();
+    this.ownsTransport = options.transport === undefined;
   }
 
   async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
@@ -116,9 +119,9 @@ export class NeonClient {
     });
   }
 
-  /** Lets the process exit: closes kept-alive connections. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Lets the process exit: closes kept-alive connections (of a transport it made). */
+  async close(): Promise<void> {
+    if (this.ownsTransport) await this.transport.close();
   }
 
   /** GET with retries on transient faults, never past `deadline` (epoch ms). */

@@ -1,0 +1,232 @@
+/**
+ * The simulator's behaviour over time, on a clock the test moves: projects and branches deleted in
+ * the middle of a wait, faults limited to a time window, and Neon's documented rate limits (700
+ * requests a minute per account, every key of it together; 40 a second per route; 429 without
+ * `Retry-After` unless asked for).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_KEY, operation, project, type Scenario } from '../simulator/scenario.js';
+import {
+  NEON_RATE_LIMIT,
+  startSimulator,
+  type RateLimit,
+  type Simulator
+} from '../simulator/server.js';
+
+const PROJECT = 'quiet-pond-12345678';
+const OTHER = 'loud-river-87654321';
+const ORG = 'org-busy-bees-1234';
+const ORG_KEY = 'neon-sim-org-key-1';
+const PROJECT_KEY = 'neon-sim-project-key-1';
+const STRANGER_KEY = 'neon-sim-stranger-key-1';
+
+let now = 0;
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+  now = 0;
+});
+
+async function start(scenario: Scenario, rateLimit?: RateLimit): Promise<Simulator> {
+  sim = await startSimulator({ scenario, clock: () => now, rateLimit });
+  return sim;
+}
+
+async function status(s: Simulator, path: string, key = DEFAULT_KEY): Promise<number> {
+  const res = await fetch(`${s.url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function reply(
+  s: Simulator,
+  path: string,
+  key = DEFAULT_KEY
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const res = await fetch(`${s.url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, unknown>
+  };
+}
+
+const running = (branch_id: string) =>
+  operation(PROJECT, 'create_branch', [[-1000, 'running']], { branch_id });
+
+describe('deletion in the middle of a wait', () => {
+  it('a project deleted at 5 s answers 404 on every route from then on', async () => {
+    const op = running('br-a');
+    const s = await start({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'u' } },
+      projects: [
+        project(PROJECT, { owner_id: 'u', deletedAt: 5000 }),
+        project(OTHER, { owner_id: 'u' })
+      ],
+      operations: [op]
+    });
+    const get = `/projects/${PROJECT}/operations/${op.id}`;
+    const list = `/projects/${PROJECT}/operations?limit=10`;
+    now = 4999;
+    expect(await status(s, get)).toBe(200);
+    expect(await status(s, list)).toBe(200);
+    expect(((await reply(s, '/projects')).body.projects as unknown[]).length).toBe(2);
+    now = 5000;
+    const gone = await reply(s, get);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ code: '', message: `project not found: ${PROJECT}` });
+    expect(gone.headers.get('x-neon-ret-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(await status(s, list)).toBe(404);
+    const left = (await reply(s, '/projects')).body.projects as Array<{ id: string }>;
+    expect(left.map((p) => p.id)).toEqual([OTHER]);
+  });
+
+  it('deleteProject() takes effect at once', async () => {
+    const op = running('br-a');
+    const s = await start({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'u' } },
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: [op]
+    });
+    expect(await status(s, `/projects/${PROJECT}/operations/${op.id}`)).toBe(200);
+    s.deleteProject(PROJECT);
+    expect(await status(s, `/projects/${PROJECT}/operations/${op.id}`)).toBe(404);
+  });
+
+  it("a deleted branch's operations vanish (Get 404, not listed); other branches stay", async () => {
+    const mine = running('br-doomed');
+    const theirs = running('br-main');
+    const s = await start({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'u' } },
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: [mine, theirs]
+    });
+    const listed = async () =>
+      (
+        (await reply(s, `/projects/${PROJECT}/operations?limit=10`)).body.operations as Array<{
+          id: string;
+        }>
+      ).map((o) => o.id);
+    expect((await listed()).sort()).toEqual([mine.id, theirs.id].sort());
+    s.deleteBranch(PROJECT, 'br-doomed', 2000);
+    now = 1999;
+    expect(await status(s, `/projects/${PROJECT}/operations/${mine.id}`)).toBe(200);
+    now = 2000;
+    const gone = await reply(s, `/projects/${PROJECT}/operations/${mine.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ code: '', message: `operation not found: ${mine.id}` });
+    expect(await listed()).toEqual([theirs.id]);
+    expect(await status(s, `/projects/${PROJECT}/operations/${theirs.id}`)).toBe(200);
+  });
+});
+
+describe('faults in a time window', () => {
+  it('hits only requests between `from` and `until` on the simulator clock', async () => {
+    const s = await start({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'u' } },
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: []
+    });
+    s.inject({ kind: 'status', status: 429 }, { times: Infinity, from: 1000, until: 3000 });
+    const at = async (t: number) => {
+      now = t;
+      return status(s, '/projects');
+    };
+    expect([await at(999), await at(1000), await at(2999), await at(3000)]).toEqual([
+      200, 429, 429, 200
+    ]);
+  });
+});
+
+describe("Neon's rate limits", () => {
+  /** Two projects of one organization; keys of several kinds, all of one account but one. */
+  const scenario = (): Scenario => ({
+    keys: {
+      [DEFAULT_KEY]: { kind: 'personal', user: 'u', orgs: [ORG], account: `org:${ORG}` },
+      [ORG_KEY]: { kind: 'organization', org: ORG },
+      [PROJECT_KEY]: { kind: 'project', project: PROJECT },
+      [STRANGER_KEY]: { kind: 'personal', user: 'stranger' }
+    },
+    projects: [
+      project(PROJECT, { owner_id: 'u', org_id: ORG }),
+      project(OTHER, { owner_id: 'u', org_id: ORG })
+    ],
+    operations: []
+  });
+  const opPath = (p = PROJECT) => `/projects/${p}/operations/${randomUUID()}`;
+
+  it('is 700 a minute and 40 a second per route', () => {
+    expect(NEON_RATE_LIMIT).toEqual({ perMinute: 700, perRoutePerSecond: 40 });
+  });
+
+  it('allows 40 requests a second on one route, then 429 without Retry-After', async () => {
+    const s = await start(scenario(), NEON_RATE_LIMIT);
+    const first = await Promise.all(Array.from({ length: 41 }, () => status(s, opPath(), ORG_KEY)));
+    // Unknown operations answer 404: the limit counts requests, not successes.
+    expect(first.filter((c) => c === 404)).toHaveLength(40);
+    expect(first.filter((c) => c === 429)).toHaveLength(1);
+    const limited = await reply(s, opPath(OTHER), ORG_KEY);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ code: '', message: 'too many requests' });
+    expect(limited.headers.get('retry-after')).toBeNull();
+    expect(limited.headers.get('x-neon-ret-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    // Another route of the same account, and the same route of another account, still pass.
+    expect(await status(s, `/projects/${PROJECT}/operations?limit=1`, ORG_KEY)).toBe(200);
+    expect(await status(s, '/projects', STRANGER_KEY)).toBe(200);
+    // The route's second slides: at 1 s it has room again.
+    now = 999;
+    expect(await status(s, opPath(), ORG_KEY)).toBe(429);
+    now = 1000;
+    expect(await status(s, opPath(), ORG_KEY)).toBe(404);
+    expect(
+      s.requests
+        .filter((r) => r.status === 429)
+        .every((r) => r.route === 'GET /projects/{project_id}/operations/{operation_id}')
+    ).toBe(true);
+  });
+
+  it('counts every key of an account against one minute, and not the refused requests', async () => {
+    const s = await start(scenario(), { ...NEON_RATE_LIMIT, retryAfter: true });
+    const keys = [DEFAULT_KEY, ORG_KEY, PROJECT_KEY];
+    // 700 requests in 35 s, 20 a second, spread over three keys of one account.
+    for (let second = 0; second < 35; second++) {
+      now = second * 1000;
+      const codes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => status(s, opPath(), keys[i % 3]))
+      );
+      expect(codes.every((c) => c === 404)).toBe(true);
+    }
+    expect(new Set(s.requests.map((r) => r.account))).toEqual(new Set([`org:${ORG}`]));
+    now = 40_000;
+    const over = await reply(s, '/projects', PROJECT_KEY);
+    expect(over.status).toBe(429);
+    // The first second's 20 requests leave the window at 60 s: 20 s from now.
+    expect(over.headers.get('retry-after')).toBe('20');
+    expect(await status(s, '/projects', STRANGER_KEY)).toBe(200);
+    now = 59_999;
+    expect(await status(s, '/projects', DEFAULT_KEY)).toBe(429);
+    now = 60_000;
+    // Room for exactly the 20 that left; the refused ones did not count.
+    const codes = await Promise.all(
+      Array.from({ length: 21 }, () => status(s, '/projects', ORG_KEY))
+    );
+    expect(codes.filter((c) => c === 200)).toHaveLength(20);
+    expect(codes.filter((c) => c === 429)).toHaveLength(1);
+  });
+
+  it('says Retry-After in whole seconds of the simulator clock when asked', async () => {
+    const s = await start(scenario(), { perRoutePerSecond: 2, retryAfter: true });
+    now = 10_000;
+    expect(await status(s, '/projects', ORG_KEY)).toBe(200);
+    now = 10_400;
+    expect(await status(s, '/projects', ORG_KEY)).toBe(200);
+    now = 10_500;
+    const limited = await reply(s, '/projects', ORG_KEY);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('1');
+    now = 11_000;
+    expect(await status(s, '/projects', ORG_KEY)).toBe(200);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The peer harness against the simulator: what `@neon/sdk`'s real code does when it waits (its
+ * `operations.waitFor` gives up on `failed`, and on the first 503 of a poll although the client
+ * retries 503 elsewhere), and that simulated time gives the figures real time gives.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { createNeonClient } from '@neon/sdk';
+import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
+import { startSimulator } from '../simulator/server.js';
+import {
+  actionPeer,
+  type JobResult,
+  type JobSpec,
+  runPeer,
+  sdkPeer,
+  terraformLoopPeer
+} from '../simulator/peers.js';
+import { VirtualTime } from '../simulator/virtual-time.js';
+
+const PROJECT = 'peer-project-1';
+const job = (...timeline: Parameters<typeof operation>[2]): JobSpec[] => [
+  {
+    key: DEFAULT_KEY,
+    projectId: PROJECT,
+    startAt: 0,
+    operations: [operation(PROJECT, 'apply_config', timeline)]
+  }
+];
+const FAILED_THEN_RETRIED = job(
+  [-100, 'running'],
+  [4000, 'failed', { failures_count: 1, error: 'compute did not respond in time' }],
+  [10_000, 'running', { failures_count: 1 }],
+  [16_000, 'finished', { failures_count: 1 }]
+);
+
+describe('@neon/sdk operations.waitFor against the simulator', () => {
+  it('gives up on `failed` at once, though the control plane retries and finishes it', async () => {
+    const run = await runPeer({ peer: sdkPeer, jobs: FAILED_THEN_RETRIED, limitMs: 60_000 });
+    const result = run.jobs[0] as JobResult;
+    expect(result).toMatchObject({
+      ending: 'failure',
+      detail: 'NeonOperationError failed',
+      waitedMs: 4000,
+      statusesAtEnd: ['failed']
+    });
+    // One Get a second, the first after a second.
+    expect(run.requests).toBe(4);
+    // The action keeps waiting and sees it finish.
+    const ours = await runPeer({ peer: actionPeer(), jobs: FAILED_THEN_RETRIED, limitMs: 60_000 });
+    expect(ours.jobs[0]?.ending).toBe('success');
+    expect(ours.jobs[0]?.statusesAtEnd).toEqual(['finished']);
+    // And the Terraform loop calls it done while it is still failed.
+    const loop = await runPeer({
+      peer: terraformLoopPeer,
+      jobs: FAILED_THEN_RETRIED,
+      limitMs: 60_000
+    });
+    expect(loop.jobs[0]).toMatchObject({ ending: 'success', statusesAtEnd: ['failed'] });
+  });
+
+  it('ends the wait on the first 503 of a poll, while its client retries 503 on a plain get', async () => {
+    const operations = job([-100, 'running'], [10_000, 'finished']);
+    const run = await runPeer({
+      peer: sdkPeer,
+      jobs: operations,
+      prepare: (sim) => sim.inject({ kind: 'status', status: 503 }, { times: 1, skip: 1 }),
+      limitMs: 60_000
+    });
+    expect(run.jobs[0]).toMatchObject({
+      ending: 'error',
+      detail: 'NeonApiError 503',
+      waitedMs: 2000
+    });
+    expect(run.requests).toBe(2);
+
+    // The same client's `operations.get` goes through withRetries: two 503s, then the answer.
+    const op = operations[0]?.operations[0];
+    const time = new VirtualTime(Date.UTC(2026, 0, 1));
+    const sim = await startSimulator({
+      scenario: singleProject(PROJECT, op ? [op] : []),
+      clock: () => time.elapsed(),
+      epoch: time.epoch
+    });
+    try {
+      sim.inject({ kind: 'status', status: 503 }, { times: 2 });
+      const neon = createNeonClient({ apiKey: DEFAULT_KEY, baseUrl: sim.url, fetch: time.fetch });
+      const [got] = await time.run(
+        [neon.operations.get({ projectId: PROJECT, operationId: String(op?.id) })],
+        60_000
+      );
+      expect(got?.error).toBeUndefined();
+      expect(got?.data?.id).toBe(op?.id);
+      expect(sim.requests.map((r) => r.status)).toEqual([503, 503, 200]);
+    } finally {
+      await sim.close();
+      time.dispose();
+    }
+  });
+});
+
+describe('simulated time', () => {
+  it('gives the SDK the requests and timing real time gives', async () => {
+    const real = await startSimulator({
+      scenario: singleProject(PROJECT, []),
+      epoch: Date.UTC(2026, 0, 1)
+    });
+    try {
+      const op = operation(PROJECT, 'create_branch', [
+        [real.now() - 100, 'running'],
+        [real.now() + 1500, 'finished']
+      ]);
+      real.addOperation(op);
+      const neon = createNeonClient({ apiKey: DEFAULT_KEY, baseUrl: real.url });
+      const started = Date.now();
+      const { error } = await neon.operations.waitFor({
+        operations: [real.render(op) as never]
+      });
+      expect(error).toBeUndefined();
+      const gaps = real.requests.map((r) => r.at - (real.requests[0]?.at ?? 0));
+      // Real time: polls at about 1 s and 2 s.
+      expect(real.requests).toHaveLength(2);
+      expect(gaps[1]).toBeGreaterThanOrEqual(990);
+      expect(gaps[1]).toBeLessThan(1300);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1990);
+
+      const simulated = await runPeer({
+        peer: sdkPeer,
+        jobs: job([-100, 'running'], [1500, 'finished']),
+        limitMs: 60_000
+      });
+      expect(simulated.requests).toBe(2);
+      expect(simulated.jobs[0]?.waitedMs).toBe(2000);
+    } finally {
+      await real.close();
+    }
+  });
+});

@@ -1,0 +1,306 @@
+import { createNeonClient, type Operation as SdkOperation } from '@neon/sdk';
+import { createTransport, type Transport } from '../src/neon/http.js';
+import { project, type KeyScript, type OperationScript, type Scenario } from './scenario.js';
+import { NEON_RATE_LIMIT, type Simulator, startSimulator } from './server.js';
+import type { WaitResult } from '../src/wait/wait.js';
+import { engineWait, prng } from './simulated-wait.js';
+import { VirtualTime } from './virtual-time.js';
+
+/**
+ * The action's engine and the ways people wait for Neon operations today, run side by side against
+ * the simulator (Neon's rate limits on) on simulated time (see `VirtualTime`):
+ *
+ * - `@neon/sdk`'s `operations.waitFor`: its real code, installed from npm.
+ * - A fixed 5 s loop: the seed's procedure (§4.5), as a script would write it.
+ * - A 100 ms loop without a cap: the wait of kislerdm/terraform-provider-neon
+ *   (`waitUnfinishedOperations`), written out here from its source, since it is Go.
+ *
+ * Each peer answers how its wait ended; the harness measures when, and what it cost.
+ */
+
+export type Ending = 'success' | 'failure' | 'timeout' | 'error' | 'still waiting';
+
+export interface WaitContext {
+  url: string;
+  apiKey: string;
+  projectId: string;
+  /** The awaited operations as the request that started them returned them. */
+  operations: Array<Record<string, unknown>>;
+  time: VirtualTime;
+  /** The action's HTTP client (undici), time standing still during each request. */
+  transport: Transport;
+  random: () => number;
+}
+
+export interface Peer {
+  name: string;
+  wait(context: WaitContext): Promise<{ ending: Ending; detail?: string }>;
+}
+
+const TEN_MINUTES = 600_000;
+
+/** The action's engine with its default timeout (10m) and `interval` (default 5s). */
+export function actionPeer(intervalMs = 5000): Peer {
+  return {
+    name: `this action (${intervalMs / 1000}s, 10 min)`,
+    async wait(ctx) {
+      try {
+        const result = await engineWait({
+          baseUrl: ctx.url,
+          apiKey: ctx.apiKey,
+          projectId: ctx.projectId,
+          ids: ctx.operations.map((op) => String(op.id)),
+          timeoutMs: TEN_MINUTES,
+          intervalMs,
+          clock: ctx.time.clock,
+          random: ctx.random,
+          transport: ctx.transport
+        });
+        return { ending: endingOf(result), detail: result.failure ?? result.lastError };
+      } catch (error) {
+        return { ending: 'error', detail: (error as Error).message };
+      }
+    }
+  };
+}
+
+/** How the action's wait ended, in the peers' words. */
+function endingOf(result: WaitResult): Ending {
+  if (result.timedOut) return 'timeout';
+  if (result.apiUnusable) return 'error';
+  return result.failure ? 'failure' : 'success';
+}
+
+/** `@neon/sdk`: `createNeonClient(...).operations.waitFor({ operations })` with its defaults. */
+export const sdkPeer: Peer = {
+  name: '@neon/sdk waitFor (1 s, 300 s)',
+  async wait(ctx) {
+    const neon = createNeonClient({ apiKey: ctx.apiKey, baseUrl: ctx.url, fetch: ctx.time.fetch });
+    const { error } = await neon.operations.waitFor({
+      operations: ctx.operations as unknown as SdkOperation[]
+    });
+    if (!error) return { ending: 'success' };
+    const status = 'status' in error ? ` ${String(error.status)}` : '';
+    const detail = `${error.name}${status}`;
+    if (error.name === 'NeonOperationError') return { ending: 'failure', detail };
+    if (error.name === 'NeonWaitTimeoutError') return { ending: 'timeout', detail };
+    return { ending: 'error', detail };
+  }
+};
+
+/** The status of one operation, or undefined after any error (HTTP or network). */
+async function fetchStatus(ctx: WaitContext, id: string): Promise<string | undefined> {
+  try {
+    const res = await ctx.transport.get(
+      `${ctx.url}/projects/${ctx.projectId}/operations/${id}`,
+      { authorization: `Bearer ${ctx.apiKey}`, accept: 'application/json' },
+      AbortSignal.timeout(10_000)
+    );
+    if (res.status !== 200) return undefined;
+    const body = JSON.parse(res.text) as { operation?: { status?: unknown } };
+    return typeof body.operation?.status === 'string' ? body.operation.status : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The seed's procedure (§4.5) as a shell loop would do it: Get each awaited operation every 5 s,
+ * from at once, until each has a status the seed calls terminal (finished, skipped, cancelled; and
+ * error, which the seed does not know); `failed` keeps it waiting (the seed: not terminal). Any
+ * error is simply tried again at the next round; 10 min cap.
+ */
+export const fixedLoopPeer: Peer = {
+  name: 'fixed 5 s loop (10 min)',
+  async wait(ctx) {
+    const deadline = ctx.time.now() + TEN_MINUTES;
+    let pending = ctx.operations.map((op) => String(op.id));
+    for (;;) {
+      const still: string[] = [];
+      for (const id of pending) {
+        const status = await fetchStatus(ctx, id);
+        if (status === 'cancelled' || status === 'error')
+          return { ending: 'failure', detail: status };
+        if (status !== 'finished' && status !== 'skipped') still.push(id);
+      }
+      pending = still;
+      if (pending.length === 0) return { ending: 'success' };
+      if (ctx.time.now() + 5000 >= deadline) return { ending: 'timeout' };
+      await ctx.time.clock.sleep(5000);
+    }
+  }
+};
+
+const unfinished = (status: unknown): boolean => status === 'running' || status === 'scheduling';
+
+/**
+ * kislerdm/terraform-provider-neon's `waitUnfinishedOperations`: for each operation given as
+ * `running` or `scheduling`, a loop that sleeps 100 ms and Gets it, until its status is neither
+ * (`unfinishedOperation`), so `failed`, `error` and `cancelled` end it as done; an error is logged
+ * and the loop goes on; no deadline.
+ */
+export const terraformLoopPeer: Peer = {
+  name: '100 ms loop, no cap (Terraform)',
+  async wait(ctx) {
+    const ended = await Promise.all(
+      ctx.operations
+        .filter((op) => unfinished(op.status))
+        .map(async (op) => {
+          for (;;) {
+            await ctx.time.clock.sleep(100);
+            const status = await fetchStatus(ctx, String(op.id));
+            if (status !== undefined && !unfinished(status)) return status;
+          }
+        })
+    );
+    return { ending: 'success', detail: ended.length ? `saw ${ended.join(', ')}` : undefined };
+  }
+};
+
+export const PEERS: Peer[] = [actionPeer(), sdkPeer, fixedLoopPeer, terraformLoopPeer];
+
+export const EPOCH = Date.UTC(2026, 0, 1);
+const ORG = 'org-crowd-1';
+
+/** One job of a run: its key, project and the operations it awaits, from `startAt` on. */
+export interface JobSpec {
+  key: string;
+  projectId: string;
+  operations: OperationScript[];
+  /** When the job starts waiting (ms of simulated time); the operations were created before. */
+  startAt: number;
+}
+
+export interface JobResult {
+  peer: string;
+  ending: Ending;
+  detail?: string;
+  /** Simulated ms from the job's start to the end of its wait. */
+  waitedMs: number;
+  /**
+   * From the end of the last awaited operation (its last step) to the end of the wait, for a
+   * success; negative when the peer called it done before the operation was.
+   */
+  noticeMs?: number;
+  /** The awaited operations' statuses when the wait ended, as the simulator had them. */
+  statusesAtEnd: string[];
+}
+
+export interface RunResult {
+  jobs: JobResult[];
+  requests: number;
+  /** Requests answered 429. */
+  limited: number;
+  /** Most requests the API answered (not 429) in any minute. */
+  busiestMinute: number;
+  /** Simulated ms until the last job ended (or the limit). */
+  elapsedMs: number;
+}
+
+export interface RunOptions {
+  peer: Peer;
+  jobs: JobSpec[];
+  /** More operations of the scenario's projects, not awaited. */
+  others?: OperationScript[];
+  /** Faults and deletions, before the jobs start. */
+  prepare?: (sim: Simulator) => void;
+  /** Simulated time after which jobs still waiting are abandoned. */
+  limitMs: number;
+  /** See `VirtualTime.run`; 0 (exact) by default. */
+  resolutionMs?: number;
+  seed?: number;
+}
+
+/**
+ * Runs the jobs with one peer against a fresh simulator with Neon's rate limits, on simulated
+ * time. Every key belongs to one organization, so every job spends one account's budget.
+ */
+export async function runPeer(options: RunOptions): Promise<RunResult> {
+  const { peer, jobs } = options;
+  const random = prng(options.seed ?? 1);
+  const keys: Record<string, KeyScript> = {};
+  for (const job of jobs) keys[job.key] = { kind: 'project', project: job.projectId };
+  const projectIds = [...new Set(jobs.map((job) => job.projectId))];
+  const scenario: Scenario = {
+    keys,
+    projects: projectIds.map((id) => project(id, { owner_id: 'user-1', org_id: ORG })),
+    operations: [...jobs.flatMap((job) => job.operations), ...(options.others ?? [])]
+  };
+  const time = new VirtualTime(EPOCH);
+  const write = process.stdout.write;
+  let sim: Simulator | undefined;
+  try {
+    sim = await startSimulator({
+      scenario,
+      clock: () => time.elapsed(),
+      epoch: EPOCH,
+      rateLimit: NEON_RATE_LIMIT
+    });
+    const s = sim;
+    options.prepare?.(s);
+    process.stdout.write = () => true; // the action's engine logs every status change
+    const results = await time.run(
+      jobs.map(async (job): Promise<JobResult> => {
+        await time.clock.sleep(job.startAt);
+        const transport = time.transport(createTransport());
+        const ended = await peer
+          .wait({
+            url: s.url,
+            apiKey: job.key,
+            projectId: job.projectId,
+            operations: job.operations.map((op) => s.render(op) ?? { id: op.id }),
+            time,
+            transport,
+            random
+          })
+          .finally(() => transport.close());
+        const at = time.elapsed();
+        const end = Math.max(...job.operations.map((op) => op.steps.at(-1)?.at ?? 0));
+        return {
+          peer: peer.name,
+          ...ended,
+          waitedMs: at - job.startAt,
+          noticeMs: ended.ending === 'success' ? at - end : undefined,
+          statusesAtEnd: statuses(s, job)
+        };
+      }),
+      options.limitMs,
+      options.resolutionMs
+    );
+    const elapsedMs = time.elapsed();
+    return {
+      jobs: results.map(
+        (result, i) =>
+          result ?? {
+            peer: peer.name,
+            ending: 'still waiting',
+            waitedMs: elapsedMs - (jobs[i] as JobSpec).startAt,
+            statusesAtEnd: statuses(s, jobs[i] as JobSpec)
+          }
+      ),
+      requests: s.requests.length,
+      limited: s.requests.filter((r) => r.status === 429).length,
+      busiestMinute: busiestMinute(s.requests.filter((r) => r.status !== 429).map((r) => r.at)),
+      elapsedMs
+    };
+  } finally {
+    process.stdout.write = write;
+    await sim?.close();
+    time.dispose();
+  }
+}
+
+function statuses(sim: Simulator, job: JobSpec): string[] {
+  return job.operations.map((op) => String(sim.render(op)?.status ?? 'not created'));
+}
+
+/** Most timestamps in any 60 s window. */
+function busiestMinute(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while ((sorted[j] as number) <= (sorted[i] as number) - 60_000) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
