@@ -20,6 +20,7 @@ function client(overrides: Partial<ConstructorParameters<typeof NeonClient>[0]> 
     baseUrl: sim.url,
     apiKey: DEFAULT_KEY,
     backoffBaseMs: 20,
+    throttleBaseMs: 20,
     backoffMaxMs: 100,
     ...overrides
   });

@@ -214,3 +214,25 @@ describe('run()', () => {
     expect(String(core.error.mock.calls[0]?.[0])).toContain(`Operation ${id} was not found`);
   });
 });
+
+describe('run() when what it follows is deleted', () => {
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
+
+  it('stops at the first 404 after successful checks, saying it was deleted, without retrying', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
+    sim = await simulate([op]);
+    sim.deleteProject(PROJECT, 1500);
+    core.reset(inputs({ operation_id: op.id, timeout: '30s' }));
+    const started = Date.now();
+    await run();
+    expect(Date.now() - started).toBeLessThan(6000);
+    expect(core.outputs().status).toBe('api_error');
+    expect(String(core.error.mock.calls[0]?.[0])).toMatch(
+      /disappeared after \d+ successful check\(s\): the project, the branch or the operation was deleted during the wait.*HTTP 404/
+    );
+    expect(sim.requests.filter((r) => r.status === 404)).toHaveLength(1);
+  });
+});

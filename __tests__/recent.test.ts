@@ -65,6 +65,7 @@ function client(): NeonClient {
     baseUrl: sim.url,
     apiKey: DEFAULT_KEY,
     backoffBaseMs: 20,
+    throttleBaseMs: 20,
     backoffMaxMs: 100
   });
 }

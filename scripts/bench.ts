@@ -19,7 +19,15 @@ import {
   singleProject
 } from '../simulator/scenario.js';
 import { type Simulator, startSimulator } from '../simulator/server.js';
-import { actionPeer, type JobResult, type JobSpec, PEERS, runPeer } from '../simulator/peers.js';
+import {
+  actionPeer,
+  CROWD,
+  crowdOfOneAccount,
+  type JobResult,
+  type JobSpec,
+  PEERS,
+  runPeer
+} from '../simulator/peers.js';
 import { prng } from '../simulator/simulated-wait.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -243,35 +251,9 @@ async function faultTable(): Promise<string> {
   return table(['fault', 'waiter', 'ended as', 'after', 'requests'], rows);
 }
 
-const CROWD = 100;
-
-/**
- * 100 jobs of one organization (10 projects, a project-scoped key each: one account), each
- * awaiting the branch it created; jobs start within the first minute, operations take 30 s to 3 min.
- */
-function crowd(): JobSpec[] {
-  const random = prng(7);
-  return Array.from({ length: CROWD }, (_, i) => {
-    const projectId = `crowd-project-${i % 10}`;
-    const startAt = Math.round(random() * 60_000);
-    const end = startAt + 30_000 + Math.round(random() * 150_000);
-    return {
-      key: `crowd-key-${i % 10}`,
-      projectId,
-      startAt,
-      operations: [
-        operation(projectId, 'create_branch', [
-          [startAt - 300, 'running'],
-          [end, 'finished']
-        ])
-      ]
-    };
-  });
-}
-
 async function crowdTable(): Promise<string> {
   const rows: string[][] = [];
-  const jobs = crowd();
+  const jobs = crowdOfOneAccount(CROWD);
   for (const peer of PEERS) {
     const run = await runPeer({ peer, jobs, limitMs: 30 * 60_000, resolutionMs: 10 });
     const counts = new Map<string, number>();
@@ -284,7 +266,8 @@ async function crowdTable(): Promise<string> {
       noticed.length ? fmt(Math.max(...noticed)) : '—',
       String(run.requests),
       `${run.limited} (${((100 * run.limited) / run.requests).toFixed(0)}%)`,
-      String(run.busiestMinute)
+      String(run.busiestMinute),
+      String(run.busiestMinuteThrottled)
     ]);
   }
   return table(
@@ -295,7 +278,8 @@ async function crowdTable(): Promise<string> {
       'notice delay, worst',
       'requests',
       'answered 429',
-      'answered in the busiest minute'
+      'answered in the busiest minute',
+      'sent in the busiest minute after the first 429'
     ],
     rows
   );

@@ -1,6 +1,12 @@
 import { createNeonClient, type Operation as SdkOperation } from '@neon/sdk';
 import { createTransport, type Transport } from '../src/neon/http.js';
-import { project, type KeyScript, type OperationScript, type Scenario } from './scenario.js';
+import {
+  type KeyScript,
+  operation,
+  type OperationScript,
+  project,
+  type Scenario
+} from './scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from './server.js';
 import type { WaitResult } from '../src/wait/wait.js';
 import { engineWait, prng } from './simulated-wait.js';
@@ -193,6 +199,8 @@ export interface RunResult {
   limited: number;
   /** Most requests the API answered (not 429) in any minute. */
   busiestMinute: number;
+  /** Most requests sent (429s included) in any minute from the first 429 on; 0 without a 429. */
+  busiestMinuteThrottled: number;
   /** Simulated ms until the last job ended (or the limit). */
   elapsedMs: number;
 }
@@ -268,6 +276,7 @@ export async function runPeer(options: RunOptions): Promise<RunResult> {
       options.resolutionMs
     );
     const elapsedMs = time.elapsed();
+    const firstThrottled = s.requests.find((r) => r.status === 429)?.at ?? Infinity;
     return {
       jobs: results.map(
         (result, i) =>
@@ -281,6 +290,9 @@ export async function runPeer(options: RunOptions): Promise<RunResult> {
       requests: s.requests.length,
       limited: s.requests.filter((r) => r.status === 429).length,
       busiestMinute: busiestMinute(s.requests.filter((r) => r.status !== 429).map((r) => r.at)),
+      busiestMinuteThrottled: busiestMinute(
+        s.requests.filter((r) => r.at >= firstThrottled).map((r) => r.at)
+      ),
       elapsedMs
     };
   } finally {
@@ -303,4 +315,30 @@ function busiestMinute(times: number[]): number {
     best = Math.max(best, i - j + 1);
   }
   return best;
+}
+
+export const CROWD = 100;
+
+/**
+ * 100 jobs of one organization (10 projects, a project-scoped key each: one account), each
+ * awaiting the branch it created; jobs start within the first minute, operations take 30 s to 3 min.
+ */
+export function crowdOfOneAccount(count = CROWD, seed = 7): JobSpec[] {
+  const random = prng(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const projectId = `crowd-project-${i % 10}`;
+    const startAt = Math.round(random() * 60_000);
+    const end = startAt + 30_000 + Math.round(random() * 150_000);
+    return {
+      key: `crowd-key-${i % 10}`,
+      projectId,
+      startAt,
+      operations: [
+        operation(projectId, 'create_branch', [
+          [startAt - 300, 'running'],
+          [end, 'finished']
+        ])
+      ]
+    };
+  });
 }

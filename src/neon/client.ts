@@ -23,6 +23,8 @@ export interface ClientOptions {
   /** Upper bound for one request; always also capped by the time left. */
   requestTimeoutMs?: number;
   backoffBaseMs?: number;
+  /** First delay after a 429 without Retry-After (default 5 s). */
+  throttleBaseMs?: number;
   backoffMaxMs?: number;
   clock?: Clock;
   random?: () => number;
@@ -145,7 +147,7 @@ export class NeonClient {
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
         if (error.status === 429) this.throttled++;
-        const delayMs = this.retry.delay(attempt, error.retryAfterMs);
+        const delayMs = this.retry.delay(attempt, error.retryAfterMs, error.status === 429);
         if (this.clock.now() + delayMs >= deadline) {
           const askedTooMuch =
             error.retryAfterMs !== undefined && this.clock.now() + error.retryAfterMs >= deadline;

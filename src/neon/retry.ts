@@ -11,23 +11,32 @@ export function isRetryableStatus(status: number): boolean {
 export interface RetryPolicyOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** First delay after a 429 that names no `Retry-After`: the account's minute budget is spent. */
+  throttleBaseMs?: number;
   random?: () => number;
 }
 
 export class RetryPolicy {
   private readonly baseMs: number;
   private readonly maxMs: number;
+  private readonly throttleBaseMs: number;
   private readonly random: () => number;
 
   constructor(options: RetryPolicyOptions = {}) {
     this.baseMs = options.backoffBaseMs ?? 1000;
     this.maxMs = options.backoffMaxMs ?? 30_000;
+    this.throttleBaseMs = options.throttleBaseMs ?? 5000;
     this.random = options.random ?? Math.random;
   }
 
-  /** Delay before retry number `attempt + 1`: what the server asked for, else exponential backoff. */
-  delay(attempt: number, retryAfterMs?: number): number {
-    return retryAfterMs === undefined ? this.backoff(attempt) : this.spread(retryAfterMs);
+  /**
+   * Delay before retry number `attempt + 1`: what the server asked for, else exponential backoff,
+   * from `throttleBaseMs` after a 429 (Neon sends no `Retry-After`, and its limit is a budget per
+   * minute shared by every job of the account: coming back within a second only spends it).
+   */
+  delay(attempt: number, retryAfterMs?: number, throttled = false): number {
+    if (retryAfterMs !== undefined) return this.spread(retryAfterMs);
+    return this.backoff(attempt, throttled ? this.throttleBaseMs : this.baseMs);
   }
 
   /**
@@ -41,8 +50,8 @@ export class RetryPolicy {
   }
 
   /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
-  private backoff(attempt: number): number {
-    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** Math.min(attempt, 20));
+  private backoff(attempt: number, baseMs: number): number {
+    const ceiling = Math.min(this.maxMs, baseMs * 2 ** Math.min(attempt, 20));
     return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 }

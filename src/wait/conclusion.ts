@@ -19,7 +19,9 @@ export interface Ending {
 export function endingOf(
   error: unknown,
   signal: AbortSignal | undefined,
-  settings: WaitSettings
+  settings: WaitSettings,
+  /** Checks that had succeeded before the error: a 404 after some is a deletion, not a typo. */
+  checksDone = 0
 ): Ending {
   if (error instanceof CancelledError || signal?.aborted) {
     return {
@@ -41,6 +43,15 @@ export function endingOf(
   }
   if (error instanceof InputError)
     return { status: WAIT_STATUS.inputError, failure: error.message, apiUnusable: true };
+  if (error instanceof ApiError && error.status === 404 && checksDone > 0) {
+    return {
+      status: WAIT_STATUS.apiError,
+      failure:
+        `What this wait followed disappeared after ${checksDone} successful check(s): the project, ` +
+        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`,
+      apiUnusable: true
+    };
+  }
   if (error instanceof ApiError)
     return { status: WAIT_STATUS.apiError, failure: error.message, apiUnusable: true };
   return {

@@ -78,6 +78,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
   };
 
   let mode: WaitMode | undefined;
+  let checksDone = 0;
   try {
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     result.projectId = projectId;
@@ -88,6 +89,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const current = mode;
     const check = async (): Promise<CheckState> => {
       await current.refresh(deadline);
+      checksDone++;
       result.newestPage = current.newestPage();
       pace.update(deps.client.throttled);
       return settings.wait ? current.verdict() : 'success';
@@ -105,6 +107,6 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
     return end(mode.conclude());
   } catch (error) {
-    return end(endingOf(error, deps.signal, settings));
+    return end(endingOf(error, deps.signal, settings, checksDone));
   }
 }

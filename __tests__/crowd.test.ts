@@ -1,0 +1,34 @@
+/**
+ * Neon's rate limit is per account: 700 requests a minute for every job of an organisation, 40 a
+ * second per route. 100 jobs of one account wait at once with default settings, on the simulator
+ * with exactly those limits, on simulated time (about five minutes of waiting in seconds).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { actionPeer, crowdOfOneAccount, runPeer } from '../simulator/peers.js';
+
+describe('a crowd of 100 jobs of one account (simulated time)', () => {
+  it.each([7, 11, 23])(
+    'all end with the right verdict, none fails on 429, within 700 a minute once throttled (seed %i)',
+    async (seed) => {
+      const run = await runPeer({
+        peer: actionPeer(),
+        jobs: crowdOfOneAccount(100, seed),
+        limitMs: 30 * 60_000,
+        resolutionMs: 10
+      });
+      const endings = run.jobs.map((job) => job.ending);
+      expect(endings.filter((e) => e !== 'success')).toEqual([]);
+      const notices = run.jobs.map((job) => job.noticeMs as number).sort((a, b) => a - b);
+      const median = notices[Math.floor(notices.length / 2)] as number;
+      console.log(
+        `crowd: ${run.requests} requests, ${run.limited} answered 429, busiest minute after the first 429: ` +
+          `${run.busiestMinuteThrottled} sent; notice delay median ${(median / 1000).toFixed(2)} s, ` +
+          `worst ${((notices.at(-1) as number) / 1000).toFixed(2)} s`
+      );
+      expect(run.limited).toBeGreaterThan(0); // the crowd does meet the limit
+      expect(run.busiestMinuteThrottled).toBeLessThanOrEqual(700);
+      expect(median).toBeLessThan(15_000);
+    },
+    120_000
+  );
+});
