@@ -1,5 +1,7 @@
 import * as core from '@actions/core';
+import { isPostStep, markMainStep } from './action/job-state.js';
 import { run } from './main.js';
+import { runPost } from './post.js';
 import { redact } from './util/redact.js';
 
 // The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
@@ -7,7 +9,9 @@ import { redact } from './util/redact.js';
 const controller = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
 
-run(controller.signal).catch((error: unknown) => {
+// action.yml runs this file as the main step and again as the post step (post-if: always()).
+const step = isPostStep() ? runPost : (markMainStep(), run);
+step(controller.signal).catch((error: unknown) => {
   // Only a bug gets here; keep the message, drop the stack.
   core.setFailed(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`);
 });

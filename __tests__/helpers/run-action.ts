@@ -26,6 +26,8 @@ export interface ActionRun {
   everything: string;
   /** Values the action asked the runner to mask. */
   masked: string[];
+  /** What the step saved with `core.saveState` (the `GITHUB_STATE` file), by name. */
+  state: Record<string, string>;
 }
 
 export interface RunOptions {
@@ -36,6 +38,8 @@ export interface RunOptions {
   signalAfterMs?: { signal: NodeJS.Signals; ms: number };
   /** Give up on the child after this long. */
   killAfterMs?: number;
+  /** State saved by the main step: the runner passes it to the post step as `STATE_<name>`. */
+  state?: Record<string, string>;
 }
 
 /** Input defaults from action.yml: the runner applies them, so the harness does too. */
@@ -86,6 +90,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   const outputFile = join(dir, 'output');
   const summaryFile = join(dir, 'summary.md');
   const eventFile = join(dir, 'event.json');
+  const stateFile = join(dir, 'state');
+  writeFileSync(stateFile, '');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, '');
   writeFileSync(eventFile, JSON.stringify(options.event?.payload ?? {}));
@@ -99,6 +105,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     CI: 'true',
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_STATE: stateFile,
     GITHUB_EVENT_PATH: eventFile,
     GITHUB_EVENT_NAME: options.event?.name ?? 'push',
     GITHUB_REPOSITORY: 'octo-org/octo-repo',
@@ -112,6 +119,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   for (const [name, value] of Object.entries(inputs)) {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   }
+  for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value;
 
   const started = Date.now();
   const child = spawn(NODE, [join(ROOT, 'dist', 'index.js')], { env, cwd: dir });
@@ -133,6 +141,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
 
   const outputText = readFileSync(outputFile, 'utf8');
   const summary = readFileSync(summaryFile, 'utf8');
+  const state = parseOutputFile(readFileSync(stateFile, 'utf8'));
   rmSync(dir, { recursive: true, force: true });
   return {
     code,
@@ -144,6 +153,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     durationMs,
     everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
     // As the runner reads them: command data has `%`, CR and LF percent-encoded.
+    state,
     masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) =>
       (m[1] as string).replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
     )

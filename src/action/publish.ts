@@ -25,17 +25,19 @@ export async function publish(
   report: Report,
   signal?: AbortSignal
 ): Promise<void> {
-  const summary = settings.summary ? safeSummary(report) : '';
+  // `watch_job` without ids: the post step writes the summary and the comment.
+  const deferred = report.status === WAIT_STATUS.watching;
+  const summary = settings.summary && !deferred ? safeSummary(report) : '';
   await writeSummary(summary);
   let commentUrl = '';
-  if (settings.commentOnPr && report.status !== WAIT_STATUS.aborted) {
+  if (settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted) {
     commentUrl = await writeComment(settings, report, signal);
   }
   const outputError = setOutputs(report, summary, commentUrl);
   if (outputError)
     log.warning(`Could not set the outputs: ${outputError.message}`, 'Outputs not written');
   if (report.failure) log.fail(report.failure);
-  else
+  else if (!deferred)
     log.info(
       `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
     );

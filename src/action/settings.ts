@@ -117,7 +117,8 @@ export function readSettings(input: InputReader = readInput): Settings {
     commentOnPr: booleanInput('comment_on_pr', get('comment_on_pr'), false),
     commentTag: commentTagInput(get('comment_tag')),
     githubToken: input('github_token').trim(),
-    databaseUrl: databaseUrlInput(databaseUrl.trim())
+    databaseUrl: databaseUrlInput(databaseUrl.trim()),
+    watchJob: booleanInput('watch_job', get('watch_job'), false)
   };
 }
 

@@ -7,7 +7,7 @@ import type { RecentOperations } from './recent.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export interface Report {
-  mode: 'operations' | 'project';
+  mode: 'operations' | 'project' | 'job';
   waited: boolean;
   projectId?: string;
   branchId?: string;

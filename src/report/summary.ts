@@ -41,6 +41,12 @@ const LABEL: Record<string, string> = {
 
 const FULL_ERROR_CHARS = 300;
 
+const AWAITED_HEADING = {
+  operations: 'Awaited operations',
+  project: 'Operations seen in progress',
+  job: 'Operations during this job'
+} as const;
+
 export function statusMarker(status: string): string {
   return Object.hasOwn(MARKER, status) ? (MARKER[status] as string) : '❔';
 }
@@ -80,7 +86,12 @@ export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): st
 function render(report: Report, shape: Shape): string {
   const now = report.finishedAt;
   const lines: string[] = [];
-  const subject = report.mode === 'project' ? 'project activity' : 'operations';
+  const subject =
+    report.mode === 'job'
+      ? 'operations during this job'
+      : report.mode === 'project'
+        ? 'project activity'
+        : 'operations';
   const status = report.status || 'unknown';
   lines.push(`### ${statusMarker(status)} Neon ${subject}: ${escapeText(statusLabel(status))}`, '');
   const facts =
@@ -102,11 +113,13 @@ function render(report: Report, shape: Shape): string {
   const awaited = report.operations;
   if (awaited.length > 0) {
     lines.push(
-      `#### ${report.mode === 'project' ? 'Operations seen in progress' : 'Awaited operations'} (${escapeText(statusCounts(awaited))})`,
+      `#### ${AWAITED_HEADING[report.mode]} (${escapeText(statusCounts(awaited))})`,
       '',
       ...operationsTable(awaited, now, shape.errorChars),
       ''
     );
+  } else if (report.mode === 'job' && !report.failure) {
+    lines.push('This job started no operation.', '');
   } else if (report.mode === 'project' && !report.failure) {
     lines.push('No operation was in progress.', '');
   }

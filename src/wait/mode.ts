@@ -17,6 +17,23 @@ export interface WaitSettings {
   timeoutMs: number;
   intervalMs: number;
   failFast: boolean;
+  /** Mark where the project's operations stand now, for the post step of `watch_job`. */
+  watchJob?: boolean;
+  /** Watch what the job started after this point (the post step of `watch_job`). */
+  jobMark?: JobMark;
+}
+
+/**
+ * Where the project's operations stood when the job's watch began, in the service's own terms: the
+ * newest operation then visible (its id and `created_at`), and every id that shared that instant.
+ * An operation is the job's when it is newer than that, whatever the runner's clock says.
+ */
+export interface JobMark {
+  projectId: string;
+  /** `created_at` of the newest operation at the start, epoch ms; undefined for a project without any. */
+  createdAt?: number;
+  /** Ids of the operations created at exactly `createdAt` (already there at the start). */
+  ids: string[];
 }
 
 /** What one check found: done (either way) or not yet. */
@@ -43,7 +60,7 @@ export interface ModeContext {
  * one new file and one line in `modes/index.ts`.
  */
 export interface WaitMode {
-  readonly kind: 'operations' | 'project';
+  readonly kind: 'operations' | 'project' | 'job';
   /** The log's first line: what is awaited. */
   readonly goal: string;
   /** What the deadline's message names when nothing in particular was still open. */

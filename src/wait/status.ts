@@ -26,6 +26,8 @@ export const WAIT_STATUS = {
   aborted: 'aborted',
   apiError: 'api_error',
   inputError: 'input_error',
+  /** `watch_job` without operation ids: the main step returned at once; the post step waits. */
+  watching: 'watching',
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
   databaseError: 'database_error'
 } as const;

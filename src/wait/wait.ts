@@ -8,10 +8,11 @@ import { CancelledError } from '../util/errors.js';
 import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from './database.js';
 import { waitUntil } from './loop.js';
-import type { CheckState, WaitMode, WaitSettings } from './mode.js';
+import { markJobStart } from './job.js';
+import type { CheckState, JobMark, WaitMode, WaitSettings } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { Pace, pollDelay } from './schedule.js';
-import type { ResultStatus } from './status.js';
+import { type ResultStatus, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
@@ -45,6 +46,8 @@ export interface WaitDeps {
   signal?: AbortSignal;
   /** Replaces the polling schedule: the benchmark runs other tools' schedules through this wait. */
   schedule?: (checksDone: number) => number;
+  /** With `watchJob`: where the job's operations begin, to keep for the post step. */
+  onJobMark?: (mark: JobMark) => void;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     () => clock.now()
   );
   const result: WaitResult = {
-    kind: settings.operationIds.length > 0 ? 'operations' : 'project',
+    kind: settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project',
     projectId: settings.projectId,
     status: '',
     timedOut: false,
@@ -82,6 +85,16 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
   try {
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     result.projectId = projectId;
+    if (settings.watchJob && !settings.jobMark) {
+      deps.onJobMark?.(await markJobStart(deps.client, projectId, deadline));
+      if (settings.operationIds.length === 0) {
+        deps.log.info(
+          `Watching the job: the post step will wait for every operation of project ${projectId}` +
+            `${settings.branchId ? ` (branch ${settings.branchId})` : ''} started from now on.`
+        );
+        return end({ status: WAIT_STATUS.watching });
+      }
+    }
     mode = modeFor({ client: deps.client, projectId, settings, tracker, log: deps.log });
     deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 

@@ -1,0 +1,156 @@
+/**
+ * `watch_job` end to end: the main step and then the post step, each run as the runner runs them
+ * (the same inputs; the post step gets what the main step saved in GITHUB_STATE as STATE_*), with
+ * operations started between them, as a job's other steps would.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
+import { operation } from '../../simulator/scenario.js';
+import type { Simulator } from '../../simulator/server.js';
+import { runAction, workflowCommands } from '../helpers/run-action.js';
+import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+
+let sim: Simulator | undefined;
+let github: FakeGitHub | undefined;
+afterEach(async () => {
+  await sim?.close();
+  await github?.close();
+  sim = github = undefined;
+});
+
+const inputs = (s: Simulator, more: Record<string, string> = {}) => ({
+  api_key: DEFAULT_KEY,
+  api_host: s.url,
+  project_id: PROJECT,
+  watch_job: 'true',
+  timeout: '30s',
+  summary_limit: '5',
+  ...more
+});
+
+/** An operation the job starts now (on the simulator's clock), running for `ms`, then `end`. */
+function startedNow(s: Simulator, action: string, ms: number, end = 'finished', more = {}) {
+  const at = s.now() + 5;
+  return operation(PROJECT, action, [
+    [at, 'running'],
+    [at + ms, end, more]
+  ]);
+}
+
+describe('watch_job', () => {
+  it('returns at once, then the post step waits for what the job started and reports it', async () => {
+    const before = operation(PROJECT, 'start_compute', [[-60_000, 'running']]);
+    sim = await simulate([
+      operation(PROJECT, 'create_branch', [
+        [-5000, 'running'],
+        [-4000, 'finished']
+      ]),
+      before
+    ]);
+    const main = await runAction({ inputs: inputs(sim) });
+    expect(main.code).toBe(0);
+    expect(main.outputs.status).toBe('watching');
+    expect(main.summary).toBe('');
+    expect(main.state.main_ran).toBe('true');
+    expect(JSON.parse(main.state.job_mark ?? '{}')).toMatchObject({ projectId: PROJECT });
+    expect(sim.requests).toHaveLength(1); // the newest page, for the mark
+
+    // The job's next steps start work.
+    const branch = startedNow(sim, 'create_branch', 1500);
+    const compute = startedNow(sim, 'start_compute', 2500);
+    sim.addOperation(branch);
+    sim.addOperation(compute);
+
+    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    expect(post.code).toBe(0);
+    expect(post.durationMs).toBeGreaterThan(2000);
+    expect(post.summary).toContain('operations during this job');
+    const section = post.summary.split('#### Operations during this job')[1] ?? '';
+    expect(section).toContain(branch.id.slice(0, 8));
+    expect(section).toContain(compute.id.slice(0, 8));
+    // What was there before the job is not the job's, even while still running.
+    expect(post.summary).not.toContain(before.id.slice(0, 8));
+    expect(post.stdout).toMatch(/Following every operation this job started/);
+  });
+
+  it('fails the job, naming each operation of the job that did not succeed', async () => {
+    sim = await simulate([]);
+    const main = await runAction({ inputs: inputs(sim) });
+    const ok = startedNow(sim, 'create_branch', 300);
+    const bad = startedNow(sim, 'apply_config', 600, 'error', { error: 'role exists' });
+    sim.addOperation(ok);
+    sim.addOperation(bad);
+    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    expect(post.code).toBe(1);
+    const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
+    expect(error).toMatch(new RegExp(`apply_config ${bad.id} is error .*role exists`));
+    expect(error).not.toContain(ok.id);
+  });
+
+  it('waits for the given ids in the main step, and the post step covers the rest of the job', async () => {
+    const awaited = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [400, 'finished']
+    ]);
+    sim = await simulate([awaited]);
+    const main = await runAction({ inputs: inputs(sim, { operation_id: awaited.id }) });
+    expect(main.outputs.status).toBe('finished');
+    const later = startedNow(sim, 'apply_config', 500);
+    sim.addOperation(later);
+    const post = await runAction({
+      inputs: inputs(sim, { operation_id: awaited.id }),
+      state: main.state
+    });
+    expect(post.code).toBe(0);
+    const section = post.summary.split('#### Operations during this job')[1] ?? '';
+    expect(section).toContain(later.id.slice(0, 8));
+    expect(section).not.toContain(awaited.id.slice(0, 8));
+  });
+
+  it('scopes the job to branch_id', async () => {
+    sim = await simulate([]);
+    const main = await runAction({ inputs: inputs(sim, { branch_id: 'br-mine' }) });
+    const mine = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-mine' };
+    const other = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-other' };
+    sim.addOperation(mine);
+    sim.addOperation(other);
+    const post = await runAction({
+      inputs: inputs(sim, { branch_id: 'br-mine' }),
+      state: main.state
+    });
+    expect(post.summary).toContain(mine.id.slice(0, 8));
+    expect(post.summary).not.toContain(other.id.slice(0, 8));
+  });
+
+  it('updates the PR comment from the post step', async () => {
+    github = await startFakeGitHub({ ghs_token: { author: 'github-actions[bot]' } });
+    sim = await simulate([]);
+    const pr = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
+    const more = { comment_on_pr: 'true', github_token: 'ghs_token' };
+    const env = { GITHUB_API_URL: github.url };
+    const main = await runAction({ inputs: inputs(sim, more), event: pr, env });
+    expect(github.comments).toHaveLength(0);
+    const op = startedNow(sim, 'create_branch', 300);
+    sim.addOperation(op);
+    const post = await runAction({ inputs: inputs(sim, more), event: pr, env, state: main.state });
+    expect(post.outputs.comment_url).toBe(github.comments[0]?.html_url);
+    expect(github.comments[0]?.body).toContain(op.id.slice(0, 8));
+  });
+
+  it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {
+    sim = await simulate([operation(PROJECT, 'create_branch', [[-1000, 'finished']])]);
+    const main = await runAction({ inputs: inputs(sim, { watch_job: 'false' }) });
+    expect(main.state).toEqual({ main_ran: 'true' });
+    const requests = sim.requests.length;
+    const post = await runAction({
+      inputs: inputs(sim, { watch_job: 'false' }),
+      state: main.state
+    });
+    expect(post.code).toBe(0);
+    expect(post.stdout).toBe('');
+    expect(post.stderr).toBe('');
+    expect(post.summary).toBe('');
+    expect(post.outputs).toEqual({});
+    expect(sim.requests).toHaveLength(requests);
+  });
+});

@@ -1,0 +1,78 @@
+import { type FetchedPage, operationPages } from '../../neon/paging.js';
+import { isAfterMark } from '../job.js';
+import type { CheckState, Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, WAIT_STATUS } from '../status.js';
+import { describeFailures } from './describe.js';
+
+/** Operations read per List request. */
+const LIST_LIMIT = 100;
+/** Pages read per check at most: 5,000 operations started by one job is far beyond any real job. */
+const MAX_PAGES = 50;
+
+/**
+ * The post step of `watch_job`: every operation of the project (or of `branch_id`) created since
+ * the job's mark, across every page, followed until none is in progress. One that did not succeed
+ * (`error`, `cancelled`, or `failed` with no retry in sight) fails the job, named.
+ */
+export class JobMode implements WaitMode {
+  readonly kind = 'job';
+  readonly goal: string;
+  readonly scope: string;
+  private page?: FetchedPage;
+
+  constructor(
+    private readonly ctx: ModeContext,
+    private readonly mark: JobMark
+  ) {
+    const { branchId } = ctx.settings;
+    this.scope = branchId
+      ? `branch ${branchId} of project ${ctx.projectId}`
+      : `project ${ctx.projectId}`;
+    this.goal = `Following every operation this job started on ${this.scope}`;
+  }
+
+  newestPage(): FetchedPage | undefined {
+    return this.page;
+  }
+
+  async refresh(deadline: number): Promise<void> {
+    const { client, projectId, tracker, settings } = this.ctx;
+    this.page = undefined;
+    const pages = operationPages(client, projectId, {
+      limit: LIST_LIMIT,
+      deadline,
+      maxPages: MAX_PAGES,
+      onPage: (page) => (this.page ??= page)
+    });
+    for await (const operations of pages) {
+      for (const op of operations) {
+        if (!isAfterMark(op, this.mark)) continue;
+        if (settings.branchId && op.branch_id !== settings.branchId) continue;
+        tracker.adopt(op);
+      }
+      // Newest first: once a page reaches back past the mark, older pages hold nothing of the job.
+      if (operations.some((op) => !isAfterMark(op, this.mark))) break;
+    }
+  }
+
+  verdict(): CheckState {
+    const { tracker, settings } = this.ctx;
+    if (settings.failFast && tracker.failures(true).length > 0) return 'failure';
+    return tracker.openIds(settings.failFast).length > 0 ? 'pending' : 'success';
+  }
+
+  conclude(): Conclusion {
+    const { tracker, settings } = this.ctx;
+    const failed = tracker.failures(settings.failFast);
+    if (failed.length === 0) {
+      const seen = tracker.seen();
+      return {
+        status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
+      };
+    }
+    return {
+      status: aggregateStatus(failed.map((op) => op.status)),
+      failure: `Operation(s) this job started on ${this.scope} did not succeed: ${describeFailures(failed)}`
+    };
+  }
+}
