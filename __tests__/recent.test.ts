@@ -345,6 +345,46 @@ describe('fetchRecentOperations paging rules', () => {
     expect(looped.scanStopped).toBe(false);
   });
 
+  it('with since, reads page after page until one reaches back before since', async () => {
+    // Pages of 1000, one operation a second, newest first from 12:00:00.
+    const top = Date.parse('2026-11-26T12:00:00Z');
+    const { client: fake, calls } = stub((call) => {
+      const from = (calls.length - 1) * call.limit;
+      return {
+        operations: fakeOperations(call.limit, TARGET, from).map((op, i) => ({
+          ...op,
+          branch_id: (from + i) % 3 === 0 ? TARGET : OTHER,
+          created_at: new Date(top - (from + i) * 1000).toISOString()
+        })),
+        cursor: `cursor-${calls.length}`
+      };
+    });
+    const since = top - 2500 * 1000; // 2,501 operations are that recent, 834 of them on TARGET
+    const result = await fetchRecentOperations(fake, 'stub-project', {
+      limit: 1000,
+      branchId: TARGET,
+      deadline: Date.now() + 1000,
+      since
+    });
+    expect(calls.map((c) => c.limit)).toEqual([1000, 1000, 1000]);
+    expect(result.since).toBe(since);
+    expect(result.operations).toHaveLength(834);
+    expect(result.scanStopped).toBe(false);
+    const wide = await fetchRecentOperations(
+      stub((call) => ({
+        operations: fakeOperations(call.limit, TARGET).map((op, i) => ({
+          ...op,
+          created_at: new Date(top - i * 1000).toISOString()
+        })),
+        cursor: 'c'
+      })).client,
+      'stub-project',
+      { limit: 1000, deadline: Date.now() + 1000, since: top - 99_500 }
+    );
+    expect(wide.operations).toHaveLength(100);
+    expect(wide.operations.every((op) => Date.parse(op.created_at) >= top - 99_500)).toBe(true);
+  });
+
   it('keeps at most limit rows from a page longer than asked', async () => {
     const { client: fake, calls } = stub(() => ({
       operations: fakeOperations(50),

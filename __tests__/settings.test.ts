@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { InputError, type InputReader, readSettings } from '../src/action/settings.js';
+import { InputError, type InputReader, readSettings, sinceInput } from '../src/action/settings.js';
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const OP_A = 'd8ac46eb-a757-42b1-9907-f78322ee394e';
@@ -375,4 +375,32 @@ describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
       "Input 'comment_on_pr' must be true or false; got 'maybe'."
     );
   });
+});
+
+describe('readSettings since', () => {
+  const NOW = Date.parse('2026-11-26T12:00:00Z');
+
+  it.each([
+    ['2026-11-26T10:00:00Z', Date.parse('2026-11-26T10:00:00Z')],
+    ['2026-11-25T10:00:00.123+01:00', Date.parse('2026-11-25T10:00:00.123+01:00')],
+    ['2026-11-20', Date.parse('2026-11-20')],
+    ['2h', NOW - 7_200_000],
+    ['7d', NOW - 7 * 86_400_000],
+    ['1h30m', NOW - 5_400_000]
+  ])('reads %j', (value, expected) => {
+    expect(sinceInput(value, NOW)).toBe(expected);
+  });
+
+  it('is unset when empty', () => {
+    expect(settingsOf({}).sinceMs).toBeUndefined();
+  });
+
+  it.each(['yesterday', 'Nov 26', '2026-13-45T00:00:00Z', '400d', '2020-01-01T00:00:00Z', '-2h'])(
+    'refuses %j, naming the input and the forms',
+    (value) => {
+      expect(() => sinceInput(value, NOW)).toThrow(
+        /^Input 'since' must be an ISO 8601 time .*or a duration back from now such as 2h or 7d/
+      );
+    }
+  );
 });

@@ -132,6 +132,26 @@ describe('job summary', () => {
     expect(recent).not.toContain('br-main');
   });
 
+  it('with since lists every operation created since then, across pages, and none older', async () => {
+    // One a minute: 1,200 in the last 20 hours; `since: 150m` wants the newest 150 or so.
+    const ops = history(1200);
+    sim = await simulate(ops);
+    const run = await runAction(
+      inputs(sim, { project_id: PROJECT, since: '150m', summary_limit: '1000', wait: 'false' })
+    );
+    expect(run.code).toBe(0);
+    const since = run.summary.split('#### Operations since ')[1] ?? '';
+    expect(since).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(/);
+    // The simulator's clock started at `epoch`; a little slack on both sides of the cut.
+    const epoch = Date.now() - sim.now();
+    const cutoff = Date.now() - 150 * 60_000;
+    const inWindow = ops.filter((op) => epoch + op.created >= cutoff + 5000);
+    const outside = ops.filter((op) => epoch + op.created < cutoff - 5000);
+    expect(inWindow.length).toBeGreaterThan(140);
+    for (const op of inWindow) expect(since).toContain(op.id.slice(0, 8));
+    for (const op of outside) expect(since).not.toContain(op.id.slice(0, 8));
+  });
+
   it('says so when the bounded branch scan stopped before finding them all', async () => {
     sim = await simulate([
       ...history(1100),

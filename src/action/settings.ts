@@ -28,6 +28,8 @@ export interface Settings extends WaitSettings {
   githubToken: string;
   /** A PostgreSQL URL to probe with `SELECT 1` once the wait succeeded. */
   databaseUrl?: string;
+  /** The summary lists the operations created since then (epoch ms), not only the newest. */
+  sinceMs?: number;
 }
 
 export type InputReader = (name: string) => string;
@@ -118,8 +120,28 @@ export function readSettings(input: InputReader = readInput): Settings {
     commentTag: commentTagInput(get('comment_tag')),
     githubToken: input('github_token').trim(),
     databaseUrl: databaseUrlInput(databaseUrl.trim()),
-    watchJob: booleanInput('watch_job', get('watch_job'), false)
+    watchJob: booleanInput('watch_job', get('watch_job'), false),
+    sinceMs: sinceInput(get('since'), Date.now())
   };
+}
+
+const ISO_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const MAX_SINCE_MS = 366 * 86_400_000; // the API keeps operations for about 6 months
+
+/** `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. */
+export function sinceInput(value: string, now: number): number | undefined {
+  if (value === '') return undefined;
+  const back = /^\d/.test(value) && !ISO_TIME.test(value) ? parseDuration(value) : undefined;
+  const at = back !== undefined ? now - back : ISO_TIME.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isFinite(at) || now - at > MAX_SINCE_MS || at > now + 86_400_000) {
+    throw new InputError(
+      "Input 'since' must be an ISO 8601 time such as 2026-11-26T10:00:00Z (for example " +
+        '${{ github.event.pull_request.created_at }}) or a duration back from now such as 2h or 7d, ' +
+        `within the last year; got '${printable(value)}'.`
+    );
+  }
+  return at;
 }
 
 /** Checked now (a malformed URL is an input error), used after the wait. */

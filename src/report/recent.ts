@@ -15,7 +15,12 @@ export interface RecentOperations {
   requests: number;
   /** The branch scan stopped at its bound before `limit` rows were found and before the end. */
   scanStopped: boolean;
+  /** With `since`: the operations are those created since then (epoch ms). */
+  since?: number;
 }
+
+/** With `since`, pages read at most (50,000 operations: far more than a PR's preview branch sees). */
+const SINCE_MAX_PAGES = 50;
 
 /**
  * The project's newest `limit` operations (only `branchId`'s when given), each once, asking for no
@@ -31,16 +36,25 @@ export async function fetchRecentOperations(
     deadline: number;
     /** The newest page as the wait's last check fetched it: used instead of asking again. */
     newestPage?: FetchedPage;
+    /** Only operations created since then (epoch ms), across every page. */
+    since?: number;
   }
 ): Promise<RecentOperations> {
-  const { limit, branchId, deadline, newestPage } = options;
+  const { limit, branchId, deadline, newestPage, since } = options;
   const result: RecentOperations = { operations: [], scanned: 0, requests: 0, scanStopped: false };
+  if (since !== undefined) result.since = since;
   if (limit <= 0) return result;
   const bound = { reached: false };
+  const pageSize = (): number => {
+    if (since !== undefined) return 1000;
+    return branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length);
+  };
+  const maxPages =
+    since !== undefined ? SINCE_MAX_PAGES : branchId ? BRANCH_SCAN_PAGES : Number.POSITIVE_INFINITY;
   const pages = operationPages(client, projectId, {
-    limit: () => (branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length)),
+    limit: pageSize,
     deadline,
-    maxPages: branchId ? BRANCH_SCAN_PAGES : Number.POSITIVE_INFINITY,
+    maxPages,
     first: newestPage,
     onPage: (page) => {
       if (page !== newestPage) result.requests++;
@@ -48,12 +62,18 @@ export async function fetchRecentOperations(
     bound
   });
   for await (const operations of pages) {
+    let reachedSince = false;
     for (const op of operations) {
       result.scanned++;
+      if (since !== undefined && !(Date.parse(op.created_at) >= since)) {
+        reachedSince = true;
+        continue;
+      }
       if (branchId && op.branch_id !== branchId) continue;
       if (result.operations.length < limit) result.operations.push(op);
     }
-    if (result.operations.length >= limit) break;
+    // Newest first: a page that reaches back before `since` is the last one needed.
+    if (result.operations.length >= limit || reachedSince) break;
   }
   result.scanStopped = bound.reached;
   return result;
@@ -66,7 +86,13 @@ export async function fetchRecentOperations(
 export async function recentForSummary(
   client: NeonClient,
   result: WaitResult,
-  settings: { summary: boolean; summaryLimit: number; branchId?: string; timeoutMs: number }
+  settings: {
+    summary: boolean;
+    summaryLimit: number;
+    branchId?: string;
+    timeoutMs: number;
+    sinceMs?: number;
+  }
 ): Promise<{ recent?: RecentOperations; recentError?: string }> {
   const deferred = result.status === WAIT_STATUS.watching; // the post step reports
   if (!settings.summary || settings.summaryLimit === 0 || !result.projectId) return {};
@@ -83,7 +109,8 @@ export async function recentForSummary(
         limit: settings.summaryLimit,
         branchId: settings.branchId,
         deadline,
-        newestPage: result.newestPage
+        newestPage: result.newestPage,
+        since: settings.sinceMs
       })
     };
   } catch (error) {

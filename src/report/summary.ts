@@ -129,7 +129,7 @@ function render(report: Report, shape: Shape): string {
     const shown = recent.operations.slice(0, shape.recentRows);
     const scope = report.branchId ? ` on branch ${code(report.branchId)}` : '';
     lines.push(
-      `#### Recent operations${scope} (${escapeText(statusCounts(recent.operations))})`,
+      `#### ${recent.since !== undefined ? `Operations since ${utc(recent.since)}` : 'Recent operations'}${scope} (${escapeText(statusCounts(recent.operations))})`,
       ''
     );
     if (shown.length > 0) lines.push(...operationsTable(shown, now, shape.errorChars), '');
