@@ -405,3 +405,78 @@ describe('project mode gates on the work it followed', () => {
     expect(run.stdout).toMatch(/the API key sees 10 projects: proj-0/);
   });
 });
+
+describe('hardening: what an attacker or a broken runner could do to the bytes the step writes', () => {
+  it('keeps every line, annotation and output bounded and on one line when the API sends 5 MB', async () => {
+    const huge = `${'x'.repeat(2_500_000)}\n::error::forged\n${'y'.repeat(2_500_000)}`;
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [200, 'error', { error: huge }]
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
+    // The same, from an error answer of the API (its `message`).
+    sim.inject({ kind: 'status', status: 400, message: huge }, { times: 1 });
+    const refused = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
+    expect(refused.outputs.status).toBe('api_error');
+    for (const each of [run, refused]) {
+      expect(each.code).toBe(1);
+      const longest = Math.max(...each.stdout.split('\n').map((line) => line.length));
+      expect(longest).toBeLessThan(20_000);
+      expect(workflowCommands(each.stdout).filter((l) => l.includes('forged'))).toEqual([]);
+      expect(each.outputs.operations.length).toBeLessThan(20_000);
+      expect(Buffer.byteLength(each.summary)).toBeLessThan(100_000);
+    }
+  });
+
+  it('still states the verdict, and fails the step, when the outputs file cannot be written', async () => {
+    const op = operation(PROJECT, 'start_compute', [
+      [0, 'running'],
+      [200, 'error', { error: 'no capacity' }]
+    ]);
+    sim = await simulate([op]);
+    // A directory where the runner's output file should be: every write fails (EISDIR).
+    const run = await runAction({
+      ...inputs(sim, { operation_id: op.id }),
+      env: { GITHUB_OUTPUT: '/', GITHUB_STEP_SUMMARY: '/' }
+    });
+    expect(run.code).toBe(1);
+    const commands = workflowCommands(run.stdout);
+    expect(commands.some((l) => /^::warning.*Could not set the outputs/.test(l))).toBe(true);
+    expect(commands.some((l) => /^::warning.*Could not write the job summary/.test(l))).toBe(true);
+    expect(commands.filter((l) => l.startsWith('::error'))).toEqual([
+      expect.stringMatching(/start_compute .* is error .*no capacity/)
+    ]);
+    expect(run.stdout).not.toMatch(/Unexpected failure/);
+  });
+
+  it.each([
+    ['operations', (id: string) => ({ operation_id: id })],
+    ['project', () => ({})]
+  ])('treats statuses named like prototype members as unknown in %s mode', async (_mode, extra) => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, '__proto__'],
+      [300, 'constructor'],
+      [600, 'toString'],
+      [900, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { ...extra(op.id), summary_limit: '5' }));
+    expect(run.code).toBe(0);
+    expect(run.outputs.status).toMatch(/^(finished|idle)$/);
+    expect(run.stderr).toBe('');
+  });
+
+  it('folds bidirectional controls and line separators out of the log, summary and outputs', async () => {
+    const tricky = 'safe\u202Edesrever\u2066iso\u2069 line\u2028sep\u2029para';
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [200, 'error', { error: tricky }]
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
+    const written = [run.stdout, run.summary].join('\n');
+    expect(written).toContain('safe desrever iso');
+    expect(written).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u2028\u2029]/);
+  });
+});
