@@ -120,6 +120,16 @@ export class OperationTracker {
   }
 
   /**
+   * For modes that follow everything until it settles (project, job): pending while any followed
+   * operation is open; a failure ends the wait early only with fail_fast (else it is reported once
+   * everything has settled).
+   */
+  settledVerdict(failFast: boolean): Verdict {
+    if (failFast && this.failures(true).length > 0) return 'failure';
+    return this.openIds(failFast).length > 0 ? 'pending' : 'success';
+  }
+
+  /**
    * When looking again is worth it, if every open operation is `failed` with a retry scheduled
    * ahead (`retry_at` in the future): just after the earliest one. Undefined otherwise, and then the
    * usual schedule applies (a change may come at any moment).

@@ -75,13 +75,16 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     checks: 0,
     apiUnusable: false
   };
+  let checksDone = 0;
   const end = (ending: Ending): WaitResult => {
-    Object.assign(result, ending, { operations: tracker.list(), finishedAt: clock.now() });
+    Object.assign(result, ending, {
+      operations: tracker.list(),
+      finishedAt: clock.now(),
+      checks: checksDone
+    });
     return result;
   };
 
-  let mode: WaitMode | undefined;
-  let checksDone = 0;
   try {
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     result.projectId = projectId;
@@ -95,17 +98,16 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
         return end({ status: WAIT_STATUS.watching });
       }
     }
-    mode = modeFor({ client: deps.client, projectId, settings, tracker, log: deps.log });
+    const mode = modeFor({ client: deps.client, projectId, settings, tracker, log: deps.log });
     deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
-    const current = mode;
     const check = async (): Promise<CheckState> => {
-      await current.refresh(deadline);
+      await mode.refresh(deadline);
       checksDone++;
-      result.newestPage = current.newestPage();
+      result.newestPage = mode.newestPage();
       pace.update(deps.client.throttled);
-      return settings.wait ? current.verdict() : 'success';
+      return settings.wait ? mode.verdict() : 'success';
     };
     const delay = (checks: number): number => {
       if (deps.schedule) return deps.schedule(checks);
@@ -115,7 +117,6 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       return retry === undefined ? base : Math.max(base, Math.min(retry - clock.now(), 60_000));
     };
     const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
-    result.checks = loop.checks;
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
     return end(mode.conclude());

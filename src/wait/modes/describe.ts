@@ -20,3 +20,8 @@ export function describeOpen(op: Operation): string {
     ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
     : `operation ${op.id} (not seen yet)`;
 }
+
+/** `branch br-… of project p-…`, or `project p-…`: what a project-wide wait is about. */
+export function scopeOf(projectId: string, branchId: string | undefined): string {
+  return branchId ? `branch ${branchId} of project ${projectId}` : `project ${projectId}`;
+}

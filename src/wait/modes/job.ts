@@ -2,7 +2,7 @@ import { type FetchedPage, operationPages } from '../../neon/paging.js';
 import { isAfterMark } from '../job.js';
 import type { CheckState, Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
-import { describeFailures } from './describe.js';
+import { describeFailures, scopeOf } from './describe.js';
 
 /** Operations read per List request. */
 const LIST_LIMIT = 100;
@@ -24,10 +24,7 @@ export class JobMode implements WaitMode {
     private readonly ctx: ModeContext,
     private readonly mark: JobMark
   ) {
-    const { branchId } = ctx.settings;
-    this.scope = branchId
-      ? `branch ${branchId} of project ${ctx.projectId}`
-      : `project ${ctx.projectId}`;
+    this.scope = scopeOf(ctx.projectId, ctx.settings.branchId);
     this.goal = `Following every operation this job started on ${this.scope}`;
   }
 
@@ -56,9 +53,7 @@ export class JobMode implements WaitMode {
   }
 
   verdict(): CheckState {
-    const { tracker, settings } = this.ctx;
-    if (settings.failFast && tracker.failures(true).length > 0) return 'failure';
-    return tracker.openIds(settings.failFast).length > 0 ? 'pending' : 'success';
+    return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 
   conclude(): Conclusion {

@@ -1,7 +1,7 @@
 import { type FetchedPage, operationPages } from '../../neon/paging.js';
 import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
 import { aggregateStatus, isInProgress, WAIT_STATUS } from '../status.js';
-import { describeFailures } from './describe.js';
+import { describeFailures, scopeOf } from './describe.js';
 
 /** Newest operations read per List request. */
 const LIST_LIMIT = 100;
@@ -21,10 +21,7 @@ export class ProjectMode implements WaitMode {
   private page?: FetchedPage;
 
   constructor(private readonly ctx: ModeContext) {
-    const { branchId } = ctx.settings;
-    this.scope = branchId
-      ? `branch ${branchId} of project ${ctx.projectId}`
-      : `project ${ctx.projectId}`;
+    this.scope = scopeOf(ctx.projectId, ctx.settings.branchId);
     this.goal = `Waiting until no operation of ${this.scope} is in progress`;
   }
 
@@ -58,9 +55,7 @@ export class ProjectMode implements WaitMode {
   }
 
   verdict(): CheckState {
-    const { tracker, settings } = this.ctx;
-    if (settings.failFast && tracker.failures(true).length > 0) return 'failure';
-    return tracker.openIds(settings.failFast).length > 0 ? 'pending' : 'success';
+    return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 
   conclude(): Conclusion {
