@@ -45,13 +45,20 @@ describe('shared rate limit', () => {
     );
     expect(runs.map((r) => r.outputs.status)).toEqual(ops.map(() => 'finished'));
     expect(runs.every((r) => r.code === 0)).toBe(true);
-    // Retries spread out: no 100 ms slot holds more than a burst's worth of requests.
+    // Retries spread out: no 100 ms slot holds more than a burst's worth of them. Each job awaits
+    // its own operation, so a request's job is in its path; each job's first request is left out
+    // (when 20 processes start on a busy machine is not the action's doing).
+    const firsts = new Set<string>();
     const slots = new Map<number, number>();
-    for (const r of sim.requests)
+    for (const r of sim.requests) {
+      const job = r.path.split('/').at(-1) as string;
+      if (!firsts.has(job)) {
+        firsts.add(job);
+        continue;
+      }
       slots.set(Math.floor(r.at / 100), (slots.get(Math.floor(r.at / 100)) ?? 0) + 1);
-    const busiestAfterStart = Math.max(
-      ...[...slots].filter(([slot]) => slot >= 10).map(([, n]) => n)
-    );
-    expect(busiestAfterStart).toBeLessThanOrEqual((JOBS * 3) / 4);
+    }
+    expect(firsts.size).toBe(JOBS);
+    expect(Math.max(...slots.values())).toBeLessThanOrEqual((JOBS * 3) / 4);
   }, 120_000);
 });
