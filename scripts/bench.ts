@@ -321,10 +321,10 @@ function actionEnv(dir: string, inputs: Record<string, string>): NodeJS.ProcessE
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     GITHUB_OUTPUT: join(dir, 'out'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary')
+    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+    GITHUB_STATE: join(dir, 'state')
   };
-  writeFileSync(join(dir, 'out'), '');
-  writeFileSync(join(dir, 'summary'), '');
+  for (const file of ['out', 'summary', 'state']) writeFileSync(join(dir, file), '');
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
   return env;
 }

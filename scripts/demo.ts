@@ -17,8 +17,10 @@ const dir = mkdtempSync(join(tmpdir(), 'neon-wait-demo-'));
 const files = {
   output: join(dir, 'output'),
   summary: join(dir, 'summary.md'),
-  event: join(dir, 'event.json')
+  event: join(dir, 'event.json'),
+  state: join(dir, 'state')
 };
+writeFileSync(files.state, '');
 writeFileSync(files.output, '');
 writeFileSync(files.summary, '');
 writeFileSync(files.event, '{}');
@@ -43,6 +45,7 @@ const env: Record<string, string> = {
   PATH: process.env.PATH ?? '',
   GITHUB_OUTPUT: files.output,
   GITHUB_STEP_SUMMARY: files.summary,
+  GITHUB_STATE: files.state,
   GITHUB_EVENT_PATH: files.event,
   GITHUB_EVENT_NAME: 'push',
   GITHUB_REPOSITORY: 'octo-org/demo',
