@@ -2,7 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
-import { actionName, ago, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
+import {
+  actionName,
+  operationDurationMs,
+  statusCounts,
+  statusLabel,
+  statusMarker,
+  utc,
+  utcClock,
+  utcDay
+} from '../src/report/display.js';
 import type { Operation } from '../src/neon/operation.js';
 
 /** The action enum of the official OpenAPI document (API v2) shipped in `@neondatabase/api-client`. */
@@ -123,29 +132,54 @@ describe('utc', () => {
   });
 });
 
-describe('ago', () => {
-  it.each([
-    [0, 'just now'],
-    [4_000, 'just now'],
-    [-3_000, 'just now'],
-    [5_000, '5s ago'],
-    [59_000, '59s ago'],
-    [60_000, '1m ago'],
-    [150_000, '3m ago'],
-    [59 * 60_000, '59m ago'],
-    [3_600_000, '1h ago'],
-    [5 * 3_600_000, '5h ago'],
-    [23 * 3_600_000, '23h ago'],
-    [86_400_000, '1d ago'],
-    [3 * 86_400_000, '3d ago']
-  ])('writes %d ms before now as %j', (before, text) => {
-    expect(ago(NOW - before, NOW)).toBe(text);
+describe('utcClock and utcDay', () => {
+  it('split a time into its UTC date and time of day', () => {
+    const ms = Date.parse('2026-11-25T23:36:04.789-02:00');
+    expect(utcDay(ms)).toBe('2026-11-26');
+    expect(utcClock(ms)).toBe('01:36:04');
   });
 
-  it('writes nothing for NaN', () => {
-    expect(ago(Number.NaN, NOW)).toBe('');
-    expect(ago(NOW, Number.NaN)).toBe('');
+  it('write nothing for a time a Date cannot hold', () => {
+    for (const ms of [Number.NaN, 9e15]) {
+      expect(utcDay(ms)).toBe('');
+      expect(utcClock(ms)).toBe('');
+    }
   });
+});
+
+describe('statusMarker and statusLabel', () => {
+  // The wait's own statuses, and the API's, each with its mark; the summary's heading starts with it.
+  it.each([
+    ['finished', '✅', 'finished'],
+    ['skipped', '⏭️', 'skipped'],
+    ['idle', '✅', 'idle'],
+    ['busy', '⏳', 'busy (work in progress)'],
+    ['running', '⏳', 'running'],
+    ['scheduling', '🕓', 'scheduling'],
+    ['cancelling', '⏳', 'cancelling'],
+    ['failed', '⚠️', 'failed'],
+    ['error', '❌', 'error'],
+    ['cancelled', '🚫', 'cancelled'],
+    ['timeout', '⌛', 'timed out'],
+    ['aborted', '🛑', 'cancelled with the job'],
+    ['api_error', '❌', 'API error'],
+    ['input_error', '❌', 'input error'],
+    ['database_error', '❌', 'database error'],
+    ['not seen', '❔', 'not seen'],
+    ['something new', '❔', 'something new']
+  ])('marks %s with %s and reads it as %j', (status, marker, label) => {
+    expect(statusMarker(status)).toBe(marker);
+    expect(statusLabel(status)).toBe(label);
+  });
+
+  // Statuses come from the API: one named like an Object.prototype member must find nothing.
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'marks the unknown status %j with a question mark and reads it as it is',
+    (status) => {
+      expect(statusMarker(status)).toBe('❔');
+      expect(statusLabel(status)).toBe(status);
+    }
+  );
 });
 
 describe('statusCounts', () => {

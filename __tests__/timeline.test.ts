@@ -1,13 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { makeOperation } from './helpers/operations.js';
-import { mermaidText, renderTimeline, TIMELINE_ROWS } from '../src/report/timeline.js';
+import {
+  mermaidText,
+  renderTimeline,
+  tickInterval,
+  TIMELINE_ROWS
+} from '../src/report/timeline.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
 const op = makeOperation;
 
-/** `YYYY-MM-DD HH:mm:ss.SSS` */
-const STAMP = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}`;
-const BAR = new RegExp(`^  (.*) :((?:done|active|crit), )(${STAMP}), (${STAMP})$`);
+/** Unix milliseconds (`dateFormat x`). */
+const BAR = /^ {2}(.*) :((?:done|active|crit), )(\d+), (\d+)$/;
 
 interface ParsedBar {
   section: string;
@@ -17,7 +21,7 @@ interface ParsedBar {
   end: number;
 }
 
-/** The bars of a chart, by section, with their times read back as UTC. */
+/** The bars of a chart, by section, with their times. */
 function barsOf(lines: readonly string[]): ParsedBar[] {
   const bars: ParsedBar[] = [];
   let section = '';
@@ -34,8 +38,8 @@ function barsOf(lines: readonly string[]): ParsedBar[] {
       section,
       label: bar[1] as string,
       tag: (bar[2] as string).replace(', ', ''),
-      start: Date.parse(`${(bar[3] as string).replace(' ', 'T')}Z`),
-      end: Date.parse(`${(bar[4] as string).replace(' ', 'T')}Z`)
+      start: Number(bar[3]),
+      end: Number(bar[4])
     });
   }
   return bars;
@@ -46,7 +50,10 @@ function bodyLines(lines: readonly string[]): string[] {
   const fence = lines.indexOf('```', 1);
   return lines
     .slice(1, fence)
-    .filter((line) => !/^(gantt$| {2}(dateFormat|axisFormat|todayMarker|section) )/.test(line));
+    .filter(
+      (line) =>
+        !/^(gantt$| {2}(dateFormat|axisFormat|tickInterval|todayMarker|section) )/.test(line)
+    );
 }
 
 describe('renderTimeline', () => {
@@ -66,57 +73,104 @@ describe('renderTimeline', () => {
     expect(lines.filter((line) => line === '```')).toHaveLength(1);
   });
 
-  it('declares the date format the bars are written in', () => {
+  it('declares Unix milliseconds as the date format, ticks and no today marker', () => {
     const lines = renderTimeline([op()], [], NOW);
-    expect(lines).toContain('  dateFormat YYYY-MM-DD HH:mm:ss.SSS');
+    expect(lines.slice(1, 6)).toEqual([
+      'gantt',
+      '  dateFormat x',
+      '  axisFormat %H:%M:%S',
+      '  tickInterval 1second',
+      '  todayMarker off'
+    ]);
   });
 
-  it('writes times as UTC wall clock', () => {
+  // Mermaid reads `x` dates as the same instant in every time zone (see the render tests).
+  it('writes times as Unix milliseconds', () => {
     const lines = renderTimeline(
       [op({ created_at: '2026-01-02T03:04:05Z', updated_at: '2026-01-02T03:04:09Z' })],
       [],
       NOW
     );
     const bar = lines.find((line) => line.includes(' :done, '));
-    expect(bar).toContain(':done, 2026-01-02 03:04:05.000, 2026-01-02 03:04:09.000');
+    expect(bar).toContain(
+      `:done, ${Date.parse('2026-01-02T03:04:05Z')}, ${Date.parse('2026-01-02T03:04:09Z')}`
+    );
   });
 
-  it('writes a time given with an offset in UTC', () => {
+  it('writes a time given with an offset as the same instant', () => {
     const lines = renderTimeline([op({ created_at: '2026-01-02T05:04:05.250+02:00' })], [], NOW);
-    expect(lines.join('\n')).toContain(':done, 2026-01-02 03:04:05.250, ');
+    expect(lines.join('\n')).toContain(`:done, ${Date.parse('2026-01-02T03:04:05.250Z')}, `);
   });
 
-  it('puts awaited operations under Awaited and the others under Recent', () => {
-    const awaited = op({ action: 'create_branch' });
-    const recent = op({ action: 'start_compute' });
-    const lines = renderTimeline([awaited], [recent], NOW);
+  // Finding 2 of the rendered summary: 30 minutes of history made the awaited operations hairlines
+  // at the right edge, and a 2.7 s and a 4.5 s operation were both drawn 6 s wide.
+  it('spans only the awaited operations and draws each as long as it took', () => {
+    const start = Date.parse('2026-01-02T03:09:00Z');
+    const at = (ms: number): string => new Date(ms).toISOString();
+    const branch = op({ created_at: at(start), updated_at: at(start + 2700) });
+    const compute = op({
+      action: 'start_compute',
+      created_at: at(start),
+      updated_at: at(start + 4500)
+    });
+    const history = Array.from({ length: 6 }, (_, i) =>
+      op({
+        action: 'check_availability',
+        created_at: at(start - (i + 1) * 300_000),
+        updated_at: at(start - (i + 1) * 300_000 + 900)
+      })
+    );
+    const bars = barsOf(renderTimeline([branch, compute], history, NOW));
+    expect(bars.map((b) => [b.section, b.end - b.start])).toEqual([
+      ['Awaited', 2700],
+      ['Awaited', 4500]
+    ]);
+  });
+
+  it('adds the other operations that started while the awaited ones ran, under their own section', () => {
+    const awaited = op({
+      created_at: '2026-01-02T03:05:00Z',
+      updated_at: '2026-01-02T03:06:00Z'
+    });
+    const during = op({
+      action: 'start_compute',
+      created_at: '2026-01-02T03:05:30Z',
+      updated_at: '2026-01-02T03:07:00Z'
+    });
+    const before = op({ created_at: '2026-01-02T03:04:00Z', updated_at: '2026-01-02T03:05:30Z' });
+    const after = op({ created_at: '2026-01-02T03:06:01Z', updated_at: '2026-01-02T03:06:02Z' });
+    const lines = renderTimeline([awaited], [after, during, before], NOW);
     expect(lines.filter((line) => line.startsWith('  section '))).toEqual([
       '  section Awaited',
-      '  section Recent'
+      '  section Other operations'
     ]);
-    const bars = barsOf(lines);
-    expect(bars.map((b) => [b.section, b.label])).toEqual([
+    expect(barsOf(lines).map((b) => [b.section, b.label])).toEqual([
       ['Awaited', `${awaited.id.slice(0, 8)} Create branch`],
-      ['Recent', `${recent.id.slice(0, 8)} Start compute`]
+      ['Other operations', `${during.id.slice(0, 8)} Start compute`]
     ]);
   });
 
-  it('leaves out an empty section', () => {
-    expect(renderTimeline([], [op()], NOW).filter((line) => line.startsWith('  section '))).toEqual(
-      ['  section Recent']
-    );
+  it('names the first section as asked', () => {
+    const lines = renderTimeline([op()], [], NOW, 'Seen in progress');
+    expect(lines).toContain('  section Seen in progress');
+  });
+
+  it('draws nothing without an awaited operation, and leaves out an empty section', () => {
+    expect(renderTimeline([], [op(), op()], NOW)).toEqual([]);
     expect(renderTimeline([op()], [], NOW).filter((line) => line.startsWith('  section '))).toEqual(
       ['  section Awaited']
     );
   });
 
-  it('does not repeat an awaited operation under Recent', () => {
+  it('does not repeat an awaited operation among the others', () => {
     const awaited = op();
     const other = op();
     const bars = barsOf(renderTimeline([awaited], [{ ...awaited }, other], NOW));
     expect(bars).toHaveLength(2);
     expect(bars.filter((b) => b.label.startsWith(awaited.id.slice(0, 8)))).toHaveLength(1);
-    expect(bars.find((b) => b.section === 'Recent')?.label).toContain(other.id.slice(0, 8));
+    expect(bars.find((b) => b.section === 'Other operations')?.label).toContain(
+      other.id.slice(0, 8)
+    );
   });
 
   it.each([
@@ -133,15 +187,15 @@ describe('renderTimeline', () => {
     expect(bar?.tag).toBe(tag);
   });
 
-  it('tags by status in the Recent section too', () => {
+  it('tags by status among the other operations too', () => {
     const bars = barsOf(
       renderTimeline(
-        [],
+        [op({ status: 'running' })],
         [op({ status: 'finished' }), op({ status: 'running' }), op({ status: 'error' })],
         NOW
       )
     );
-    expect(bars.map((b) => b.tag)).toEqual(['done', 'active', 'crit']);
+    expect(bars.map((b) => b.tag)).toEqual(['active', 'done', 'active', 'crit']);
   });
 
   it('runs an in-progress operation to now', () => {
@@ -171,17 +225,21 @@ describe('renderTimeline', () => {
       op({ status: 'running', created_at: '2026-01-02T04:00:00Z' }),
       op({ total_duration_ms: 1 })
     ];
-    const lines = renderTimeline(ops.slice(0, 3), ops.slice(3), NOW);
-    const bars = barsOf(lines);
+    const bars = barsOf(renderTimeline(ops, [], NOW));
     expect(bars).toHaveLength(ops.length);
     for (const b of bars) expect(b.end).toBeGreaterThan(b.start);
+  });
+
+  it('draws a lone instant one second wide', () => {
+    const [bar] = barsOf(renderTimeline([op({ updated_at: '2026-01-02T03:04:05Z' })], [], NOW));
+    expect((bar?.end as number) - (bar?.start as number)).toBe(1000);
   });
 
   it('keeps bars visible when one operation spans hours', () => {
     const lines = renderTimeline(
       [
         op({ created_at: '2026-01-01T00:00:00Z', total_duration_ms: 86_400_000 }),
-        op({ total_duration_ms: 0 })
+        op({ created_at: '2026-01-01T12:00:00Z', updated_at: '2026-01-01T12:00:00Z' })
       ],
       [],
       NOW
@@ -189,10 +247,19 @@ describe('renderTimeline', () => {
     const bars = barsOf(lines);
     expect(bars).toHaveLength(2);
     for (const b of bars) expect(b.end).toBeGreaterThan(b.start);
-    // The instant one is drawn a sliver wide: 1/300 of the chart, not a single millisecond.
+    // The instant one is drawn a sliver wide: 1/150 of the chart, not a single millisecond (nor
+    // past now: see the next test).
     const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
     const sliver = bars[1] as { start: number; end: number };
-    expect(sliver.end - sliver.start).toBeGreaterThanOrEqual(Math.floor(span / 400));
+    expect(sliver.end - sliver.start).toBe(Math.round(span / 150));
+  });
+
+  it('never draws a sliver past now', () => {
+    const instant = op({ created_at: '2026-01-02T03:09:59Z', updated_at: '2026-01-02T03:09:59Z' });
+    const bars = barsOf(
+      renderTimeline([op({ created_at: '2026-01-01T00:00:00Z' }), instant], [], NOW)
+    );
+    expect(bars[1]).toMatchObject({ start: NOW - 1000, end: NOW });
   });
 
   it('leaves out an operation whose created_at cannot be read', () => {
@@ -201,42 +268,41 @@ describe('renderTimeline', () => {
     expect(bars.map((b) => b.label)).toEqual([`${good.id.slice(0, 8)} Create branch`]);
   });
 
-  it(`shows at most ${TIMELINE_ROWS} bars and says how many more there are`, () => {
-    const recent = Array.from({ length: TIMELINE_ROWS + 7 }, () => op());
-    const lines = renderTimeline([], recent, NOW);
+  it(`shows at most ${TIMELINE_ROWS} bars, the first given, and says how many more there are`, () => {
+    const awaited = Array.from({ length: TIMELINE_ROWS + 7 }, () => op());
+    const lines = renderTimeline(awaited, [], NOW);
     const bars = barsOf(lines);
     expect(bars).toHaveLength(TIMELINE_ROWS);
-    // The first given (the newest, as the API lists them) are kept.
     expect(bars.map((b) => b.label)).toEqual(
-      recent.slice(0, TIMELINE_ROWS).map((o) => `${o.id.slice(0, 8)} Create branch`)
+      awaited.slice(0, TIMELINE_ROWS).map((o) => `${o.id.slice(0, 8)} Create branch`)
     );
     expect(lines.at(-1)).toBe(
-      `_The timeline shows the newest ${TIMELINE_ROWS} operations; 7 more are in the tables._`
+      `_The timeline shows ${TIMELINE_ROWS} operations; 7 more are in the tables._`
     );
   });
 
   it('fills the cap with awaited operations first', () => {
     const awaited = Array.from({ length: 20 }, () => op({ status: 'running' }));
-    const recent = Array.from({ length: 10 }, () => op());
-    const lines = renderTimeline(awaited, recent, NOW);
+    const others = Array.from({ length: 10 }, () => op());
+    const lines = renderTimeline(awaited, others, NOW);
     const bars = barsOf(lines);
     expect(bars.filter((b) => b.section === 'Awaited')).toHaveLength(20);
-    expect(bars.filter((b) => b.section === 'Recent')).toHaveLength(TIMELINE_ROWS - 20);
+    expect(bars.filter((b) => b.section === 'Other operations')).toHaveLength(TIMELINE_ROWS - 20);
     expect(lines.join('\n')).toContain('; 5 more are in the tables._');
   });
 
-  it('caps the awaited operations alone, leaving no Recent section', () => {
+  it('caps the awaited operations alone, leaving no section of others', () => {
     const awaited = Array.from({ length: TIMELINE_ROWS + 3 }, () => op());
     const lines = renderTimeline(awaited, [op(), op()], NOW);
     expect(barsOf(lines)).toHaveLength(TIMELINE_ROWS);
-    expect(lines).not.toContain('  section Recent');
+    expect(lines).not.toContain('  section Other operations');
     expect(lines.join('\n')).toContain('; 5 more are in the tables._');
   });
 
   it(`has no note at exactly ${TIMELINE_ROWS} bars`, () => {
     const lines = renderTimeline(
-      [],
       Array.from({ length: TIMELINE_ROWS }, () => op()),
+      [],
       NOW
     );
     expect(lines.at(-1)).toBe('```');
@@ -290,6 +356,26 @@ describe('renderTimeline', () => {
     const [line] = bodyLines(renderTimeline([op({ action })], [], NOW));
     expect(line).toMatch(BAR);
     expect(line).not.toMatch(keyword);
+  });
+});
+
+describe('tickInterval', () => {
+  // At most about 10 ticks, never closer than the whole seconds the axis labels show.
+  it.each([
+    [0, '1second'],
+    [4500, '1second'],
+    [10_000, '1second'],
+    [10_001, '2second'],
+    [45_000, '5second'],
+    [180_000, '30second'],
+    [600_000, '1minute'],
+    [30 * 60_000, '5minute'],
+    [3 * 3_600_000, '30minute'],
+    [25 * 3_600_000, '3hour'],
+    [9 * 86_400_000, '1day'],
+    [200 * 86_400_000, '30day']
+  ])('ticks a chart of %d ms every %s', (span, interval) => {
+    expect(tickInterval(span)).toBe(interval);
   });
 });
 

@@ -4,6 +4,7 @@ import * as log from './action/log.js';
 import { publish } from './action/publish.js';
 import { readSettings, type Settings, summaryWanted } from './action/settings.js';
 import type { NeonClient } from './neon/client.js';
+import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
 import { InputError } from './util/errors.js';
@@ -36,6 +37,7 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
     waited: settings.wait,
     branchId: settings.branchId,
     timeoutMs: settings.timeoutMs,
+    consoleLinks: consoleLinksFor(settings.apiHost),
     requests: client.requests,
     ...recent
   });

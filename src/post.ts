@@ -3,6 +3,7 @@ import { savedJobMark } from './action/job-state.js';
 import * as log from './action/log.js';
 import { publish } from './action/publish.js';
 import { readSettings } from './action/settings.js';
+import { consoleLinksFor } from './report/links.js';
 import { buildReport } from './report/model.js';
 import { waitFor } from './wait/wait.js';
 
@@ -37,6 +38,7 @@ export async function runPost(signal: AbortSignal): Promise<void> {
     waited: true,
     branchId: settings.branchId,
     timeoutMs: settings.timeoutMs,
+    consoleLinks: consoleLinksFor(settings.apiHost),
     requests: client.requests
   });
   await publish(settings, report, signal);

@@ -80,18 +80,22 @@ describe('job summary', () => {
       inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '25' })
     );
     expect(run.code).toBe(0);
-    expect(run.summary).toContain('Neon operations: finished');
+    expect(run.summary).toMatch(/^### ✅ Neon operations: finished · Create branch in [\d.]+m?s\n/);
     expect(run.summary).toContain('#### Awaited operations (1 finished)');
     expect(run.summary).toMatch(/#### Recent operations \(\d+ finished · \d+ error\)/);
-    expect(run.summary).toContain('Create branch<br><sub>create&#95;branch</sub>');
-    expect(run.summary).toContain(`<code title="${op.id}">${op.id.slice(0, 8)}</code>`);
-    expect(run.summary).toContain('```mermaid\ngantt');
-    expect(run.summary).toMatch(/UTC/);
-    const recentRows = run.summary
-      .split('#### Recent operations')[1]
-      ?.split('\n')
-      .filter((l) => l.startsWith('| ✅') || l.startsWith('| ❌'));
-    expect(recentRows).toHaveLength(25);
+    expect(run.summary).toContain(
+      `| <code title="${op.id}">${op.id.slice(0, 8)}</code>&nbsp;Create branch |`
+    );
+    expect(run.summary).toContain('```mermaid\ngantt\n  dateFormat x\n');
+    expect(run.summary).toContain('On branch <code>br-new</code> · started ');
+    // The awaited operation is the newest of the 25: the other 24 are listed, it is not again.
+    const recent = run.summary.split('#### Recent operations')[1] ?? '';
+    expect(recent).toContain('the 1 awaited above is not repeated');
+    expect(recent).not.toContain(op.id);
+    const recentRows = recent.split('\n').filter((l) => /^\| (✅|❌)&nbsp;/.test(l));
+    expect(recentRows).toHaveLength(24);
+    // Not Neon's API: no links to Neon's console.
+    expect(run.summary).not.toContain('<a ');
     expect(listRequests(sim)).toHaveLength(1);
     expect(listRequests(sim)[0]?.query).toEqual({ limit: '25' });
     expect(run.outputs.summary?.trim()).toBe(run.summary.trim());
@@ -127,7 +131,7 @@ describe('job summary', () => {
     expect(last?.target).toContain('%3A');
     expect(run.summary).toMatch(/· 4 API requests/);
     const recent = run.summary.split('#### Recent operations')[1] ?? '';
-    expect(recent).toContain('on branch <code>br-mine</code>');
+    expect(recent).toContain('On branch <code>br-mine</code>');
     for (const op of mine) expect(recent).toContain(op.id.slice(0, 8));
     expect(recent).not.toContain('br-main');
   });
@@ -204,7 +208,11 @@ describe('job summary', () => {
     expect(run.summary).toContain(
       "Error texts were shortened to 80 characters to keep this summary within GitHub's size limit"
     );
-    expect(run.summary.match(/^\| ❌ error/gm)?.length).toBeGreaterThan(100);
+    expect(run.summary.match(/^\| ❌&nbsp;error \|/gm)?.length).toBeGreaterThan(100);
+    // Each error under its table, shortened: `- ❌ <id> **Apply config** error: <&>…`
+    expect(run.summary).toMatch(
+      /^- ❌ <code title="[^"]+">[0-9a-f]{8}<\/code> \*\*Apply config\*\* error: (&lt;&amp;&gt;)+/m
+    );
   });
 });
 
@@ -233,6 +241,13 @@ describe('sticky PR comment', () => {
     expect(github.comments[0]?.body).toMatch(
       /^<!-- neon-operations-wait-action tag="" digest="[0-9a-f]{16}" -->/
     );
+    // Short on top (the summary's verdict and facts), the tables folded.
+    const body = github.comments[0]?.body ?? '';
+    const top = first.summary.slice(0, first.summary.indexOf('#### Awaited operations'));
+    expect(body).toContain(
+      `-->\n${top}<details><summary>Operations: 1 awaited · timeline</summary>`
+    );
+    expect(body.indexOf('| --- |')).toBeGreaterThan(body.indexOf('<details>'));
 
     const same = await runAction(commentInputs(sim, op));
     expect(same.stdout).toContain('The PR comment is up to date');

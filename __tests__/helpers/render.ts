@@ -4,7 +4,11 @@
  * DOM, the links GitHub adds to plain text after that, and each Mermaid diagram read by the
  * `mermaid` library itself, down to the dates of the gantt bars.
  */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import dayjs from 'dayjs';
+import advancedFormat from 'dayjs/plugin/advancedFormat.js';
 import customParseFormat from 'dayjs/plugin/customParseFormat.js';
 import type { Mermaid } from 'mermaid';
 import { renderGfm } from '../../scripts/gfm.js';
@@ -17,7 +21,9 @@ import {
   Window
 } from 'happy-dom';
 
+// As Mermaid's gantt chart extends it (advancedFormat formats `x`, which a strict parse compares).
 dayjs.extend(customParseFormat);
+dayjs.extend(advancedFormat);
 
 /** The rendered, sanitized summary: its `<body>`, in happy-dom (a DOM without a browser). */
 export function renderToDom(markdown: string): HTMLElement {
@@ -116,6 +122,7 @@ export interface GanttBar {
 export interface Gantt {
   dateFormat: string;
   axisFormat: string;
+  tickInterval: string | undefined;
   todayMarker: string;
   bars: GanttBar[];
 }
@@ -124,6 +131,7 @@ export interface Gantt {
 interface GanttDb {
   getDateFormat(): string;
   getAxisFormat(): string;
+  getTickInterval(): string | undefined;
   getTodayMarker(): string;
   getTasks(): Array<{
     section: string;
@@ -151,6 +159,7 @@ export async function readGantt(source: string): Promise<Gantt> {
   return {
     dateFormat: db.getDateFormat(),
     axisFormat: db.getAxisFormat(),
+    tickInterval: db.getTickInterval(),
     todayMarker: db.getTodayMarker(),
     bars: db.getTasks().map((task) => ({
       section: task.section,
@@ -194,8 +203,9 @@ export interface ExpectedBar {
  * What is wrong with a timeline that should show `expected`, in order, as seen at `now`; nothing
  * when it is right. Every date must be in the chart's `dateFormat` (otherwise Mermaid falls back to
  * the browser's own date parsing for a start, and silently draws an end as the start), the bar must
- * start when the operation did (as a UTC wall clock), end no earlier than it did and not past `now`
- * unless the operation itself did, and have a width.
+ * start when the operation did, end no earlier than it did and not past `now` unless the operation
+ * itself did, and have a width. Unix-millisecond dates (`x`) are instants; any other format is read
+ * as a UTC wall clock, which is what Mermaid shows only to readers whose zone is UTC.
  */
 export function timelineProblems(gantt: Gantt, expected: ExpectedBar[], now: number): string[] {
   const problems: string[] = [];
@@ -215,8 +225,9 @@ export function timelineProblems(gantt: Gantt, expected: ExpectedBar[], now: num
           `${name}: ${which} '${value}' is not in the dateFormat '${gantt.dateFormat}'`
         );
     }
-    const start = wallClock(bar.start);
-    const end = wallClock(bar.end);
+    const instant = /^[xX]$/.test(gantt.dateFormat.trim());
+    const start = instant ? bar.start.getTime() : wallClock(bar.start);
+    const end = instant ? bar.end.getTime() : wallClock(bar.end);
     if (Number.isNaN(start) || Number.isNaN(end)) {
       problems.push(`${name}: Mermaid computed no valid date`);
       return;
@@ -231,4 +242,49 @@ export function timelineProblems(gantt: Gantt, expected: ExpectedBar[], now: num
       problems.push(`${name}: tags ${bar.tags.join()}, not ${want.tag}`);
   });
   return problems;
+}
+
+export interface ZonedBar {
+  /** The instants Mermaid computed. */
+  start: number;
+  end: number;
+  /** The wall clocks a reader in that zone sees them at, as UTC times with those wall clocks. */
+  startWall: number;
+  endWall: number;
+}
+
+// Runs in a Node process of its own: a process reads its time zone (TZ) once, when it starts.
+const IN_ZONE = `
+const { Window } = await import('happy-dom');
+const window = new Window();
+Object.assign(globalThis, { window, document: window.document });
+const mermaid = (await import('mermaid')).default;
+mermaid.initialize({ startOnLoad: false });
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const wall = (d) => Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds());
+const charts = [];
+for (const source of JSON.parse(input)) {
+  const diagram = await mermaid.mermaidAPI.getDiagramFromText(source);
+  charts.push(diagram.db.getTasks().map((t) => ({
+    start: t.startTime.getTime(), end: t.endTime.getTime(),
+    startWall: wall(t.startTime), endWall: wall(t.endTime)
+  })));
+}
+process.stdout.write(JSON.stringify(charts));
+`;
+
+/**
+ * The dates Mermaid computes for the bars of each gantt chart when the reader's browser is in
+ * `timeZone`: Mermaid itself, in a Node process started with TZ set to that zone.
+ */
+export async function ganttDatesInZone(sources: string[], timeZone: string): Promise<ZonedBar[][]> {
+  const child = promisify(execFile)(process.execPath, ['--input-type=module', '-e', IN_ZONE], {
+    cwd: resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..'),
+    env: { PATH: process.env.PATH ?? '', TZ: timeZone },
+    maxBuffer: 16 * 1024 * 1024
+  });
+  child.child.stdin?.end(JSON.stringify(sources));
+  const { stdout } = await child;
+  return JSON.parse(stdout) as ZonedBar[][];
 }

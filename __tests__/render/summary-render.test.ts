@@ -1,17 +1,19 @@
 /**
- * The summary checked with real renderers: GitHub-flavoured Markdown rendered and sanitized as
- * GitHub does, asserted on as a DOM; every Mermaid block read by the `mermaid` library, down to the
- * dates it computes for the gantt bars, so a wrong date format fails here and not only on GitHub.
+ * The summary and the PR comment checked with real renderers: GitHub-flavoured Markdown rendered
+ * and sanitized as GitHub does, asserted on as a DOM; every Mermaid block read by the `mermaid`
+ * library, down to the dates it computes for the gantt bars, in several time zones, so a wrong date
+ * format fails here and not only on GitHub.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
-import { COMMENT_LIMIT, renderSummary } from '../../src/report/summary.js';
+import { COMMENT_LIMIT, renderComment, renderSummary } from '../../src/report/summary.js';
 import { makeOperation } from '../helpers/operations.js';
 import {
   elementNames,
   type ExpectedBar,
   type Gantt,
+  ganttDatesInZone,
   githubReferences,
   loadMermaid,
   mermaidSources,
@@ -21,33 +23,25 @@ import {
   text,
   timelineProblems
 } from '../helpers/render.js';
-import type { HTMLDetailsElement, HTMLTableCellElement, Node } from 'happy-dom';
+import type { HTMLDetailsElement, HTMLElement } from 'happy-dom';
 
 const NOW = Date.parse('2026-11-26T10:00:00Z');
 const PROJECT = 'restless-sun-58231907';
 const BRANCH = 'br-calm-river-a1b2c3d4';
-const HEADER = [
-  'Status',
-  'Operation',
-  'ID',
-  'Branch',
-  'Endpoint',
-  'Failures',
-  'Duration',
-  'Created',
-  'Error'
-];
 const MINUTE = 60_000;
 const HOSTILE =
   '<img src=x onerror=alert(1)> | cell | `code` [click](javascript:alert(1)) ](javascript:alert(2)) ' +
   '**bold** _it_ ~~del~~ <details><summary>x</summary>\n| --- |\r\n</details> \\| end';
-/** Elements a summary may contain; anything else came from text that should have stayed text. */
-const SUMMARY_ELEMENTS = [
+/** Elements a report may contain; anything else came from text that should have stayed text. */
+const REPORT_ELEMENTS = [
   'h3',
   'h4',
   'p',
   'blockquote',
   'em',
+  'strong',
+  'ul',
+  'li',
   'table',
   'thead',
   'tbody',
@@ -61,6 +55,9 @@ const SUMMARY_ELEMENTS = [
   'summary',
   'pre'
 ];
+/** The only links a report makes: to the Neon console, when its API is Neon's. */
+const CONSOLE_LINK =
+  /^https:\/\/console\.neon\.tech\/app\/projects\/[a-z0-9-]+(\/branches\/[a-z0-9-]+)?$/;
 
 const IN_PROGRESS = new Set(['scheduling', 'running', 'cancelling', 'failed']);
 
@@ -96,24 +93,33 @@ function recent(operations: Operation[]): NonNullable<Report['recent']> {
   return { operations, scanned: operations.length, requests: 1, scanStopped: false };
 }
 
-/** The bars a timeline of `r` should have: awaited operations, then the other recent ones. */
+/**
+ * The bars a timeline of `r` should have: the awaited operations, then the other recent ones that
+ * started while they ran (from the first start to the last end; a running one ends now).
+ */
 function expectedBars(r: Report): ExpectedBar[] {
-  const awaited = new Set(r.operations.map((o) => o.id));
+  const endOf = (o: Operation): number =>
+    IN_PROGRESS.has(o.status) ? r.finishedAt : Date.parse(o.updated_at);
   const bar = (section: string, o: Operation): ExpectedBar => {
-    const start = Date.parse(o.created_at);
-    // From the timestamps: the service's total_duration_ms is not wall time.
-    const end = IN_PROGRESS.has(o.status) ? r.finishedAt : Date.parse(o.updated_at);
     const tag = ['failed', 'error', 'cancelled'].includes(o.status)
       ? 'crit'
       : IN_PROGRESS.has(o.status)
         ? 'active'
         : 'done';
-    return { section, id: o.id, start, end, tag };
+    // From the timestamps: the service's total_duration_ms is not wall time.
+    return { section, id: o.id, start: Date.parse(o.created_at), end: endOf(o), tag };
   };
-  return [
-    ...r.operations.map((o) => bar('Awaited', o)),
-    ...(r.recent?.operations ?? []).filter((o) => !awaited.has(o.id)).map((o) => bar('Recent', o))
-  ];
+  const awaited = r.operations.filter((o) => !Number.isNaN(Date.parse(o.created_at)));
+  if (awaited.length === 0) return [];
+  const from = Math.min(...awaited.map((o) => Date.parse(o.created_at)));
+  const to = Math.max(...awaited.map(endOf));
+  const ids = new Set(awaited.map((o) => o.id));
+  const others = (r.recent?.operations ?? []).filter((o) => {
+    const start = Date.parse(o.created_at);
+    return !ids.has(o.id) && start >= from && start <= to;
+  });
+  const first = r.mode === 'project' ? 'Seen in progress' : 'Awaited';
+  return [...awaited.map((o) => bar(first, o)), ...others.map((o) => bar('Other operations', o))];
 }
 
 const finished = op(3, { action: 'create_branch', total_duration_ms: 95_000 });
@@ -125,36 +131,50 @@ const retrying = op(2, {
   error: 'compute did not respond in time',
   total_duration_ms: 30_000
 });
-const broken = op(4, {
+const broken = op(2.5, {
   action: 'suspend_compute',
   status: 'error',
   failures_count: 3,
   error: 'endpoint is locked by another operation',
   total_duration_ms: 12_000
 });
+const alongside = op(1.5, {
+  action: 'check_availability',
+  branch_id: 'br-main-00112233',
+  endpoint_id: 'ep-main-44556677'
+});
 const older = [
   op(30, { action: 'check_availability', branch_id: 'br-main-00112233', total_duration_ms: 900 }),
-  op(60, { action: 'apply_storage_config', total_duration_ms: 61_000 })
+  op(60, { action: 'apply_storage_config', status: 'error', error: 'storage unavailable' })
 ];
 
 interface Scenario {
   report: Report;
-  /** Heading and row count of each table, in order. */
-  tables: Array<[string, number]>;
+  /** Heading, column headers and row count of each table, in order. */
+  tables: Array<[string, string[], number]>;
   timeline: boolean;
 }
 
 const SCENARIOS: Record<string, Scenario> = {
-  'operations: running, finished, failed and error': {
+  'operations: running, finished, failed and error, with console links': {
     report: report({
       status: 'error',
       operations: [finished, running, retrying, broken],
       failure: `Operation(s) did not succeed: suspend_compute ${broken.id} is error (failures_count 3): ${broken.error}`,
-      recent: recent([running, retrying, finished, broken, ...older])
+      recent: recent([running, alongside, retrying, finished, broken, ...older]),
+      consoleLinks: true
     }),
     tables: [
-      ['Awaited operations (1 finished · 1 running · 1 failed · 1 error)', 4],
-      ['Recent operations (3 finished · 1 running · 1 failed · 1 error)', 6]
+      [
+        'Awaited operations (1 finished · 1 running · 1 failed · 1 error)',
+        ['Status', 'Operation', 'Duration', 'Started'],
+        4
+      ],
+      [
+        'Recent operations (2 finished · 1 error)',
+        ['Status', 'Operation', 'Branch / compute', 'Duration', 'Started'],
+        3
+      ]
     ],
     timeline: true
   },
@@ -163,10 +183,16 @@ const SCENARIOS: Record<string, Scenario> = {
       mode: 'project',
       status: 'idle',
       branchId: BRANCH,
-      recent: recent([finished, ...older])
+      recent: recent([finished, ...older.map((o) => ({ ...o, branch_id: BRANCH }))])
     }),
-    tables: [[`Recent operations on branch ${BRANCH} (3 finished)`, 3]],
-    timeline: true
+    tables: [
+      [
+        'Recent operations (2 finished · 1 error)',
+        ['Status', 'Operation', 'Duration', 'Started'],
+        3
+      ]
+    ],
+    timeline: false
   },
   'project mode: timed out with work in progress': {
     report: report({
@@ -179,7 +205,13 @@ const SCENARIOS: Record<string, Scenario> = {
       finishedAt: NOW,
       startedAt: NOW - 10 * MINUTE
     }),
-    tables: [['Operations seen in progress (1 running · 1 scheduling)', 2]],
+    tables: [
+      [
+        'Operations seen in progress (1 running · 1 scheduling)',
+        ['Status', 'Operation', 'Duration', 'Started'],
+        2
+      ]
+    ],
     timeline: true
   },
   'input error': {
@@ -209,10 +241,39 @@ const SCENARIOS: Record<string, Scenario> = {
       failure: `Operation(s) did not succeed: ${HOSTILE}`,
       recentError: HOSTILE
     }),
-    tables: [['Awaited operations (2 error)', 2]],
+    tables: [['Awaited operations (2 error)', ['Operation', 'Duration', 'Started'], 2]],
     timeline: true
   }
 };
+
+/** Every table row's Operation cell starts with the short id, the whole id on hover. */
+function expectIdCells(root: HTMLElement): string[] {
+  const ids: string[] = [];
+  for (const table of tablesOf(root)) {
+    const at = table.header.indexOf('Operation');
+    expect(at).toBeGreaterThanOrEqual(0);
+    for (const row of table.rows) {
+      expect(row).toHaveLength(table.header.length);
+      // The sanitizer keeps `title`: the short id shows the whole id on hover.
+      const id = row[at]!.querySelector('code')!;
+      expect(row[at]!.firstElementChild).toBe(id);
+      expect(id.title.startsWith(text(id))).toBe(true);
+      expect(id.title).toMatch(/^[0-9a-f]{8}-[0-9a-f-]{27}$/);
+      ids.push(id.title);
+    }
+  }
+  return ids;
+}
+
+function expectOnlyReportElements(root: HTMLElement): void {
+  const unexpected = [...elementNames(root)].filter(
+    (name) => !REPORT_ELEMENTS.includes(name) && name !== 'a'
+  );
+  expect(unexpected).toEqual([]);
+  expect(root.querySelectorAll('img, script, style, input')).toHaveLength(0);
+  for (const link of root.querySelectorAll('a'))
+    expect(link.getAttribute('href')).toMatch(CONSOLE_LINK);
+}
 
 beforeAll(async () => {
   await loadMermaid();
@@ -222,29 +283,40 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
   const markdown = renderSummary(scenario.report);
   const body = renderToDom(markdown);
 
-  it('has only the elements a summary is made of', () => {
-    const unexpected = [...elementNames(body)].filter((name) => !SUMMARY_ELEMENTS.includes(name));
-    expect(unexpected).toEqual([]);
-    expect(body.querySelectorAll('a, img, script, style, input')).toHaveLength(0);
+  it('has only the elements a summary is made of, and links only to the console when asked', () => {
+    expectOnlyReportElements(body);
+    const links = body.querySelectorAll('a');
+    if (scenario.report.consoleLinks) expect(links.length).toBeGreaterThan(0);
+    else expect(links).toHaveLength(0);
   });
 
-  it('has the expected tables, every row as wide as the header', () => {
-    const tables = tablesOf(body);
-    expect(tables.map((t) => [t.heading, t.rows.length])).toEqual(scenario.tables);
-    for (const table of tables) {
-      expect(table.header).toEqual(HEADER);
-      for (const row of table.rows) {
-        expect(row).toHaveLength(HEADER.length);
-        // The sanitizer keeps `title`: the short id shows the whole id on hover.
-        const id = row[2]!.querySelector('code')!;
-        expect(id.title.startsWith(text(id))).toBe(true);
-        expect(id.title).toMatch(/^[0-9a-f]{8}-[0-9a-f-]{27}$/);
-      }
+  it('starts with the verdict, then lists what failed, before any table', () => {
+    const [first, ...rest] = [...body.children] as HTMLElement[];
+    expect(first!.tagName).toBe('H3');
+    // The top ends at the first table's heading or fold; lists after it hold errors under tables.
+    const end = rest.findIndex((el) => /^(H4|DETAILS)$/.test(el.tagName));
+    const list = rest.slice(0, end < 0 ? rest.length : end).find((el) => el.tagName === 'UL');
+    const items = list ? [...list.querySelectorAll('li')] : [];
+    const failing = scenario.report.operations.filter((o) =>
+      ['error', 'cancelled', 'failed'].includes(o.status)
+    );
+    expect(items.map((li) => li.querySelector('code')!.title)).toEqual(failing.map((o) => o.id));
+    if (list) {
+      const firstTable = body.querySelector('table');
+      if (firstTable)
+        expect(list.compareDocumentPosition(firstTable) & 4 /* FOLLOWING */).toBeTruthy();
     }
   });
 
+  it('has the expected tables, one row per operation, each operation in one row only', () => {
+    const tables = tablesOf(body);
+    expect(tables.map((t) => [t.heading, t.header, t.rows.length])).toEqual(scenario.tables);
+    const ids = expectIdCells(body);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('has one heading and the footer outside any block', () => {
-    expect([...body.querySelectorAll('h3')].map(text)).toHaveLength(1);
+    expect([...body.querySelectorAll('h3')]).toHaveLength(1);
     const footer = body.lastElementChild!;
     expect(footer.tagName).toBe('P');
     expect(footer.children).toHaveLength(1);
@@ -263,8 +335,7 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
     const [block] = details as [HTMLDetailsElement];
     expect(block.parentElement).toBe(body);
     expect(block.open).toBe(true);
-    expect(block.firstElementChild?.tagName).toBe('SUMMARY');
-    expect(text(block.firstElementChild!)).toBe('Timeline (UTC)');
+    expect(text(block.firstElementChild!)).toBe('Timeline (times in your time zone)');
     expect([...block.children].map((el) => el.tagName)).toEqual(['SUMMARY', 'PRE']);
     expect(block.querySelectorAll('code.language-mermaid')).toHaveLength(1);
   });
@@ -274,9 +345,55 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
     expect(sources).toHaveLength(scenario.timeline ? 1 : 0);
     for (const source of sources) {
       const gantt = await readGantt(source);
+      expect(gantt.dateFormat).toBe('x');
       expect(gantt.axisFormat).toBe('%H:%M:%S');
+      expect(gantt.tickInterval).toMatch(/^\d+(second|minute|hour|day|week)$/);
       expect(gantt.todayMarker).toBe('off');
       expect(timelineProblems(gantt, expectedBars(scenario.report), NOW)).toEqual([]);
+    }
+  });
+});
+
+describe.each(Object.entries(SCENARIOS))('comment rendered by GitHub: %s', (_name, scenario) => {
+  const summary = renderToDom(renderSummary(scenario.report));
+  const comment = renderToDom(renderComment(scenario.report));
+  const folds = [...comment.children].filter((el) => el.tagName === 'DETAILS');
+
+  it('has only the elements a report is made of', () => {
+    expectOnlyReportElements(comment);
+  });
+
+  it('is short on top: the same verdict, facts and failures as the summary, and no table', () => {
+    const top = [...comment.children].slice(0, [...comment.children].indexOf(folds[0]!));
+    const summaryTop = [...summary.children].slice(0, top.length);
+    expect(top.map((el) => el.outerHTML)).toEqual(summaryTop.map((el) => el.outerHTML));
+    for (const el of top) expect(el.querySelector('table, pre')).toBeNull();
+    expect(top.length).toBeLessThanOrEqual(6);
+  });
+
+  it('folds the tables and the timeline in one closed <details>', () => {
+    const hasDetails = scenario.tables.length > 0 || scenario.timeline;
+    expect(folds.length).toBe(hasDetails || scenario.report.recentError ? 1 : 0);
+    if (folds.length === 0) return;
+    const fold = folds[0] as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.firstElementChild?.tagName).toBe('SUMMARY');
+    expect(text(fold.firstElementChild!)).toMatch(/^(Operations: |Recent operations$|Notes$)/);
+    const tables = tablesOf(fold as unknown as HTMLElement);
+    expect(tables.map((t) => [t.heading, t.header, t.rows.length])).toEqual(scenario.tables);
+    expect(tablesOf(comment)).toHaveLength(tables.length);
+    const ids = expectIdCells(comment);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('has the same timeline, read by Mermaid as in the summary', async () => {
+    const sources = mermaidSources(comment);
+    expect(sources).toEqual(mermaidSources(summary));
+    for (const source of sources) {
+      expect(source.length).toBeGreaterThan(0);
+      expect(timelineProblems(await readGantt(source), expectedBars(scenario.report), NOW)).toEqual(
+        []
+      );
     }
   });
 });
@@ -284,42 +401,44 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
 describe('hostile API text in the rendered summary', () => {
   const r = SCENARIOS['hostile API text']!.report;
   const body = renderToDom(renderSummary(r));
-  const [hostileRow, hugeRow] = tablesOf(body)[0]!.rows as [
-    HTMLTableCellElement[],
-    HTMLTableCellElement[]
-  ];
+  const items = [...body.querySelectorAll('ul > li')];
   /** The text a reader should see: control characters as spaces, nothing interpreted. */
   const flat = HOSTILE.replace(/\p{Cc}+/gu, ' ');
 
-  it('stays text in a table cell, whole', () => {
-    expect(hostileRow[8]!.children).toHaveLength(0);
-    expect(hostileRow[8]!.textContent).toBe(flat);
+  it('stays text in the list of failures, whole', () => {
+    const [hostile] = items;
+    expect(hostile!.querySelectorAll('*').length).toBe(2); // the id's code, the name's strong
+    expect(hostile!.textContent!.endsWith(`error: ${flat}`)).toBe(true);
   });
 
   it('stays text in the operation name, cut to 60 characters', () => {
-    const [name, br, sub] = hostileRow[1]!.childNodes as unknown as [Node, Node, Node];
     const readable = `Create branch ${HOSTILE.replace(/[_-]+/g, ' ')}`.replace(/\p{Cc}+/gu, ' ');
-    expect(name.textContent).toBe(`${readable.slice(0, 59)}…`);
-    expect(br.nodeName).toBe('BR');
-    expect(sub.nodeName).toBe('SUB');
-    expect(sub.childNodes).toHaveLength(1);
-    expect(sub.textContent).toBe(`${`create_branch ${flat}`.slice(0, 59)}…`);
+    expect(items[0]!.querySelector('strong')!.textContent).toBe(`${readable.slice(0, 59)}…`);
+    const cell = tablesOf(body)[0]!.rows[0]![0]!;
+    expect(cell.children).toHaveLength(1);
+    expect(cell.textContent).toBe(
+      `${cell.querySelector('code')!.textContent}\u00a0${readable.slice(0, 59)}…`
+    );
   });
 
   it('stays text in the failure quote and the recent-operations note', () => {
-    expect(text(body.querySelector('blockquote')!)).toBe(
-      `Operation(s) did not succeed: ${flat}`.replace(/\s+/g, ' ')
-    );
+    // The failure of an operation status is said by the list; only the note remains to check.
+    expect(body.querySelector('blockquote')).toBeNull();
     const note = [...body.querySelectorAll('p > em')].find((em) =>
       text(em).startsWith('Recent operations could not be loaded')
     );
     expect(note?.textContent).toBe(`Recent operations could not be loaded: ${flat}`);
+    const quoted = renderToDom(renderSummary({ ...r, status: 'api_error' }));
+    expect(text(quoted.querySelector('blockquote')!)).toBe(
+      `Operation(s) did not succeed: ${flat}`.replace(/\s+/g, ' ')
+    );
   });
 
-  it('is cut when huge, the row still one row', () => {
-    expect(hugeRow).toHaveLength(HEADER.length);
-    expect(Array.from(hugeRow[8]!.textContent!).length).toBe(300);
-    expect(hugeRow[8]!.textContent!.endsWith('…')).toBe(true);
+  it('is cut when huge, the item still one item', () => {
+    const huge = items[1]!;
+    const error = huge.textContent!.slice(huge.textContent!.indexOf('error: ') + 7);
+    expect(Array.from(error).length).toBe(300);
+    expect(error.endsWith('…')).toBe(true);
   });
 
   it('leaves the Mermaid labels plain', async () => {
@@ -329,21 +448,19 @@ describe('hostile API text in the rendered summary', () => {
 
   // GitHub links `@user` (and notifies them) and `#123` in text after rendering, and an entity
   // such as `&#64;` does not stop it; a zero-width space does.
-  it('gives GitHub no @mention or #reference to link', () => {
-    const mentions = renderToDom(
-      renderSummary(
-        report({
+  it('gives GitHub no @mention or #reference to link, in the summary or the comment', () => {
+    const r2 = report({
+      status: 'error',
+      operations: [
+        op(1, {
           status: 'error',
-          operations: [
-            op(1, {
-              status: 'error',
-              error: 'ask @octocat or @octo-org/team, see #123, octo-org/octo-repo#5 and GH-77'
-            })
-          ]
+          error: 'ask @octocat or @octo-org/team, see #123, octo-org/octo-repo#5 and GH-77'
         })
-      )
-    );
-    expect(githubReferences(mentions)).toEqual([]);
+      ],
+      recent: recent([op(2, { error: 'ping @octocat #9' })])
+    });
+    expect(githubReferences(renderToDom(renderSummary(r2)))).toEqual([]);
+    expect(githubReferences(renderToDom(renderComment(r2)))).toEqual([]);
   });
 
   // A bare `www.` address would become a link (GFM autolink literal); `:` is escaped, so `http://`
@@ -363,40 +480,67 @@ describe('hostile API text in the rendered summary', () => {
   });
 });
 
-describe('a summary cut to the comment limit', () => {
-  const many = Array.from({ length: 400 }, (_, i) =>
-    op(i + 1, { action: 'check_availability', error: 'e'.repeat(250), total_duration_ms: 900 })
-  );
-  const r = report({ operations: [finished], recent: recent(many) });
-  const markdown = renderSummary(r, COMMENT_LIMIT);
-  const body = renderToDom(markdown);
+describe('console links', () => {
+  it('go to the project and its branches, and nowhere for ids outside the API’s pattern', () => {
+    const r = report({
+      branchId: BRANCH,
+      operations: [op(2), op(1, { branch_id: 'br-main-00112233' }), op(1, { branch_id: 'BR"x' })],
+      consoleLinks: true
+    });
+    const body = renderToDom(renderSummary(r));
+    const hrefs = [...body.querySelectorAll('a')].map((a) => [a.getAttribute('href'), text(a)]);
+    const base = `https://console.neon.tech/app/projects/${PROJECT}`;
+    expect(hrefs).toEqual([
+      [base, PROJECT],
+      [`${base}/branches/${BRANCH}`, BRANCH],
+      [`${base}/branches/${BRANCH}`, BRANCH],
+      [`${base}/branches/br-main-00112233`, 'br-main-00112233']
+    ]);
+    expect(text(body)).toContain('BR"x');
+  });
+});
 
-  it('fits, and its tables are still whole', () => {
-    expect(markdown.length).toBeLessThanOrEqual(COMMENT_LIMIT);
-    const tables = tablesOf(body);
-    expect(tables.length).toBeGreaterThan(0);
-    for (const table of tables) {
-      expect(table.header).toEqual(HEADER);
-      for (const row of table.rows) expect(row).toHaveLength(HEADER.length);
-    }
+describe('reports cut to the comment limit', () => {
+  const many = Array.from({ length: 400 }, (_, i) =>
+    op(i / 10 + 0.05, {
+      action: 'check_availability',
+      error: 'e'.repeat(250),
+      total_duration_ms: 900
+    })
+  );
+  const r = report({
+    operations: [op(3, { updated_at: new Date(NOW).toISOString() })],
+    recent: recent(many)
   });
 
-  it('keeps a timeline Mermaid reads, with at most 25 bars', async () => {
-    for (const source of mermaidSources(body)) {
-      const gantt = await readGantt(source);
+  it.each([
+    ['summary', renderSummary(r, COMMENT_LIMIT)],
+    ['comment', renderComment(r)]
+  ])(
+    'fit, as a %s, with whole tables and a timeline Mermaid reads, of at most 25 bars',
+    async (_kind, markdown) => {
+      expect(markdown.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+      const body = renderToDom(markdown);
+      const tables = tablesOf(body);
+      expect(tables.length).toBe(2);
+      expectIdCells(body);
+      const sources = mermaidSources(body);
+      expect(sources).toHaveLength(1);
+      const gantt = await readGantt(sources[0]!);
       expect(gantt.bars.length).toBeLessThanOrEqual(25);
       const byId = new Map(expectedBars(r).map((bar) => [bar.id.slice(0, 8), bar]));
       const expected = gantt.bars.map((bar) => byId.get(bar.label.slice(0, 8))!);
       expect(timelineProblems(gantt, expected, NOW)).toEqual([]);
     }
-  });
+  );
 });
 
 describe('the timeline check fails a broken timeline', () => {
-  const r = SCENARIOS['operations: running, finished, failed and error']!.report;
+  const r =
+    SCENARIOS['operations: running, finished, failed and error, with console links']!.report;
   const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
   const expected = expectedBars(r);
-  const STAMP = /(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/g;
+  const STAMP = /\b\d{13}\b/g;
   const problemsOf = async (broken: string): Promise<string[]> =>
     timelineProblems(await readGantt(broken), expected, NOW);
 
@@ -404,39 +548,30 @@ describe('the timeline check fails a broken timeline', () => {
     expect(await problemsOf(source)).toEqual([]);
   });
 
-  it('fails ISO dates with a zone, which mermaid.parse accepts', async () => {
-    const broken = source.replace(STAMP, '$1T$2Z');
-    expect(broken).toContain('T10:00:00.000Z');
+  it('fails ISO dates under dateFormat x, which mermaid.parse accepts', async () => {
+    const broken = source.replace(STAMP, (ms) => new Date(Number(ms)).toISOString());
     await expect((await loadMermaid()).parse(broken)).resolves.toMatchObject({
       diagramType: 'gantt'
     });
     const problems = await problemsOf(broken);
-    expect(problems).toContainEqual(expect.stringMatching(/is not in the dateFormat/));
+    expect(problems).toContainEqual(expect.stringMatching(/is not in the dateFormat 'x'/));
     // Mermaid reads such an end as no date at all: the bar would have no width.
     expect(problems).toContainEqual(expect.stringMatching(/not after its start/));
   });
 
   it('fails a dateFormat that does not match the dates', async () => {
-    const broken = source.replace('dateFormat YYYY-MM-DD HH:mm:ss.SSS', 'dateFormat YYYY-MM-DD');
+    const broken = source.replace('dateFormat x', 'dateFormat YYYY-MM-DD');
     await expect((await loadMermaid()).parse(broken)).resolves.toBeTruthy();
-    expect(await problemsOf(broken)).toContainEqual(
-      expect.stringMatching(/is not in the dateFormat 'YYYY-MM-DD'/)
-    );
+    await expect(readGantt(broken)).rejects.toThrow(/Invalid date/);
   });
 
-  it('fails dates in the right format but the wrong zone', async () => {
-    const shifted = source.replace(STAMP, (stamp) =>
-      new Date(Date.parse(`${stamp.replace(' ', 'T')}Z`) + 3_600_000)
-        .toISOString()
-        .slice(0, 23)
-        .replace('T', ' ')
-    );
+  it('fails dates an hour off', async () => {
+    const shifted = source.replace(STAMP, (ms) => String(Number(ms) + 3_600_000));
     expect(await problemsOf(shifted)).toContainEqual(expect.stringMatching(/starts .*, not /));
   });
 
   it('fails a date Mermaid cannot read at all', async () => {
-    const broken = source.replace(STAMP, 'soon');
-    await expect(readGantt(broken)).rejects.toThrow(/Invalid date/);
+    await expect(readGantt(source.replace(STAMP, 'soon'))).rejects.toThrow(/Invalid date/);
   });
 
   it('fails bars in another order or section', async () => {
@@ -445,5 +580,64 @@ describe('the timeline check fails a broken timeline', () => {
     expect(timelineProblems(swapped, expected, NOW)).toContainEqual(
       expect.stringMatching(/^bars /)
     );
+  });
+});
+
+/**
+ * Finding 4 of the rendered summary: Mermaid reads dates in the reader's time zone, so UTC wall
+ * clocks (what this summary wrote before) drew bars an hour late, or with no width, in the hour a
+ * reader's clock skips for daylight saving. Unix milliseconds are the same instant everywhere.
+ */
+describe('the timeline in every reader’s time zone', () => {
+  // Each zone with operations across its own daylight-saving change (or none: Kolkata, +05:30).
+  const ZONES: Array<[string, string]> = [
+    ['UTC', '2026-03-29T00:40:00Z'],
+    ['Europe/Berlin', '2026-03-29T00:40:00Z'], // clocks skip 02:00 → 03:00 local (01:00Z)
+    ['America/New_York', '2026-03-08T06:40:00Z'], // 02:00 → 03:00 local (07:00Z)
+    ['Australia/Lord_Howe', '2026-10-03T15:10:00Z'], // 02:00 → 02:30 local (15:30Z)
+    ['Asia/Kolkata', '2026-03-29T00:40:00Z']
+  ];
+  const reportAt = (start: string): Report => {
+    const t = Date.parse(start);
+    const at = (ms: number): string => new Date(ms).toISOString();
+    const ops = [
+      makeOperation({ created_at: at(t), updated_at: at(t + 50 * MINUTE) }),
+      makeOperation({ created_at: at(t + 10 * MINUTE), updated_at: at(t + 40 * MINUTE) }),
+      makeOperation({ created_at: at(t + 25 * MINUTE), updated_at: at(t + 25 * MINUTE) })
+    ];
+    return report({ operations: ops, startedAt: t, finishedAt: t + 60 * MINUTE });
+  };
+
+  it.each(ZONES)('is dated by Mermaid as the operations ran, in %s', async (zone, start) => {
+    const r = reportAt(start);
+    const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
+    const [bars] = await ganttDatesInZone([source], zone);
+    expect(bars!.map((b) => b.start)).toEqual(r.operations.map((o) => Date.parse(o.created_at)));
+    const ends = r.operations.map((o) => Date.parse(o.updated_at));
+    bars!.forEach((b, i) => {
+      expect(b.end).toBeGreaterThan(b.start);
+      if (ends[i]! > b.start) expect(b.end).toBe(ends[i]);
+    });
+  });
+
+  it('catches the UTC wall clocks written before, which a reader in Berlin saw an hour late', async () => {
+    // 02:10 UTC on the day Berlin's clocks skip from 02:00 to 03:00.
+    const r = reportAt('2026-03-29T02:10:00Z');
+    const starts = r.operations.map((o) => Date.parse(o.created_at));
+    const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
+    const wallClock = (ms: string): string =>
+      new Date(Number(ms)).toISOString().slice(0, 23).replace('T', ' ');
+    const before = source
+      .replace('dateFormat x', 'dateFormat YYYY-MM-DD HH:mm:ss.SSS')
+      .replace(/\b\d{13}\b/g, wallClock);
+    const [inUtc] = await ganttDatesInZone([before], 'UTC');
+    const [inBerlin, now] = await ganttDatesInZone([before, source], 'Europe/Berlin');
+    // A reader in UTC saw the wall clocks meant; in Berlin, 02:10 does not exist: drawn at 03:10.
+    expect(inUtc!.map((b) => b.startWall)).toEqual(starts);
+    expect(inBerlin!.map((b) => b.startWall - starts[0]!)).toEqual(
+      starts.map((s) => s - starts[0]! + 3_600_000)
+    );
+    // As written now, the same instants in Berlin as anywhere.
+    expect(now!.map((b) => b.start)).toEqual(starts);
   });
 });

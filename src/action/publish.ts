@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import type { Report } from '../report/model.js';
 import { stableView } from '../report/model.js';
 import { escapeText } from '../report/markdown.js';
-import { COMMENT_LIMIT, renderSummary } from '../report/summary.js';
+import { renderComment, renderSummary } from '../report/summary.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { WAIT_STATUS } from '../wait/status.js';
@@ -91,7 +91,7 @@ async function writeComment(
     });
     const comment = await upsertComment(octokit, target, {
       tag: settings.commentTag ?? '',
-      body: redact(renderSummary(report, COMMENT_LIMIT)),
+      body: redact(renderComment(report)),
       digestSource: stableView(report)
     });
     return comment?.url ?? '';

@@ -16,6 +16,43 @@ export function actionName(action: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
 }
 
+const MARKER: Record<string, string> = {
+  finished: '✅',
+  skipped: '⏭️',
+  idle: '✅',
+  busy: '⏳',
+  running: '⏳',
+  scheduling: '🕓',
+  cancelling: '⏳',
+  failed: '⚠️',
+  error: '❌',
+  cancelled: '🚫',
+  timeout: '⌛',
+  aborted: '🛑',
+  api_error: '❌',
+  input_error: '❌',
+  database_error: '❌'
+};
+
+const LABEL: Record<string, string> = {
+  timeout: 'timed out',
+  aborted: 'cancelled with the job',
+  api_error: 'API error',
+  input_error: 'input error',
+  database_error: 'database error',
+  busy: 'busy (work in progress)'
+};
+
+/** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
+export function statusMarker(status: string): string {
+  return Object.hasOwn(MARKER, status) ? (MARKER[status] as string) : '❔';
+}
+
+/** How a status of the wait reads in a sentence (`timed out`); operation statuses read as they are. */
+export function statusLabel(status: string): string {
+  return Object.hasOwn(LABEL, status) ? (LABEL[status] as string) : status;
+}
+
 /** A time a Date can hold (the API's text could say year 275760 or worse). */
 export function isValidTime(ms: number): boolean {
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15;
@@ -26,15 +63,14 @@ export function utc(ms: number): string {
   return isValidTime(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '';
 }
 
-/** `3m ago`, `2h ago`, `just now`. */
-export function ago(ms: number, now: number): string {
-  const s = Math.round((now - ms) / 1000);
-  if (Number.isNaN(s)) return '';
-  if (s < 5) return 'just now';
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86_400)}d ago`;
+/** `21:36:04`: the UTC time of day, for a table whose date is said once above it. */
+export function utcClock(ms: number): string {
+  return isValidTime(ms) ? new Date(ms).toISOString().slice(11, 19) : '';
+}
+
+/** `2026-11-25`: the UTC date. */
+export function utcDay(ms: number): string {
+  return isValidTime(ms) ? new Date(ms).toISOString().slice(0, 10) : '';
 }
 
 /** `3 finished · 1 running · 1 error`, the most common first. */

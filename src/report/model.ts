@@ -30,6 +30,11 @@ export interface Report {
   recentError?: string;
   /** The database check, when `database_url` was given. */
   database?: DatabaseCheck;
+  /**
+   * Link the project and branches to the Neon console: only when the API is Neon's own
+   * (`consoleLinksFor(settings.apiHost)`), whose console knows these ids.
+   */
+  consoleLinks?: boolean;
 }
 
 export interface ReportContext {
@@ -39,6 +44,7 @@ export interface ReportContext {
   requests: number;
   recent?: RecentOperations;
   recentError?: string;
+  consoleLinks?: boolean;
 }
 
 /** The report of a wait, built once from its result and what was fetched for the summary. */
@@ -59,7 +65,8 @@ export function buildReport(result: WaitResult, context: ReportContext): Report 
     requests: context.requests,
     recent: context.recent,
     recentError: context.recentError,
-    database: result.database
+    database: result.database,
+    consoleLinks: context.consoleLinks
   };
 }
 
@@ -94,6 +101,7 @@ export function stableView(report: Report): string {
     report.operations.map(brief),
     report.recent?.operations.map(brief) ?? [],
     report.recentError ?? '',
-    report.database ? [report.database.target, report.database.ready] : []
+    report.database ? [report.database.target, report.database.ready] : [],
+    Boolean(report.consoleLinks)
   ]);
 }

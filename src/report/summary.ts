@@ -1,9 +1,12 @@
-import { actionName, ago, operationDurationMs, statusCounts, utc } from './display.js';
+import { actionName, statusCounts, statusLabel, statusMarker, utc } from './display.js';
 import { formatDuration } from '../util/duration.js';
+import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
 import type { DatabaseCheck } from '../wait/database.js';
+import { classifyStatus, isKnownStatus } from '../wait/status.js';
 import type { Report } from './model.js';
+import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
@@ -12,67 +15,72 @@ export const STEP_SUMMARY_LIMIT = 1_000_000;
 /** GitHub refuses an issue comment over 65,536 characters; the marker needs a little room. */
 export const COMMENT_LIMIT = 65_000;
 
-const MARKER: Record<string, string> = {
-  finished: '✅',
-  skipped: '⏭️',
-  idle: '✅',
-  busy: '⏳',
-  running: '⏳',
-  scheduling: '🕓',
-  cancelling: '⏳',
-  failed: '⚠️',
-  error: '❌',
-  cancelled: '🚫',
-  timeout: '⌛',
-  aborted: '🛑',
-  api_error: '❌',
-  input_error: '❌',
-  database_error: '❌'
-};
-
-const LABEL: Record<string, string> = {
-  timeout: 'timed out',
-  aborted: 'cancelled with the job',
-  api_error: 'API error',
-  input_error: 'input error',
-  database_error: 'database error',
-  busy: 'busy (work in progress)'
-};
-
 const FULL_ERROR_CHARS = 300;
+/** Failing operations listed on top; the rest are in the table below it. */
+export const FAILING_LISTED = 10;
 
-const AWAITED_HEADING = {
-  operations: 'Awaited operations',
-  project: 'Operations seen in progress',
-  job: 'Operations during this job'
+/** How each kind of wait names what it followed. */
+const MODE_WORDS = {
+  operations: {
+    subject: 'operations',
+    heading: 'Awaited operations',
+    section: 'Awaited',
+    counted: 'awaited'
+  },
+  project: {
+    subject: 'project activity',
+    heading: 'Operations seen in progress',
+    section: 'Seen in progress',
+    counted: 'seen in progress'
+  },
+  job: {
+    subject: 'operations during this job',
+    heading: 'Operations during this job',
+    section: 'This job',
+    counted: 'during this job'
+  }
 } as const;
 
-export function statusMarker(status: string): string {
-  return Object.hasOwn(MARKER, status) ? (MARKER[status] as string) : '❔';
-}
-
-function statusLabel(status: string): string {
-  return Object.hasOwn(LABEL, status) ? (LABEL[status] as string) : status;
-}
-
 interface Shape {
-  /** Longest error text in a table cell. */
+  /** Longest error text shown. */
   errorChars: number;
   /** Rows of recent operations shown. */
   recentRows: number;
   timeline: boolean;
 }
 
+type Kind = 'summary' | 'comment';
+
 /**
- * The job summary (also the `summary` output and the PR comment) as Markdown, at most `maxChars`
- * long: long texts are cut first, then rows of recent operations, then the timeline, and the
- * summary says what was left out. Every string from the API is escaped.
+ * The job summary (also the `summary` output) as Markdown, at most `maxChars` bytes: the verdict
+ * on one line, what failed, then the tables and the timeline. See `fit` for what goes first when
+ * it is too long. Every string from the API is escaped.
  */
 export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): string {
-  const recentCount = report.recent?.operations.length ?? 0;
-  let shape: Shape = { errorChars: FULL_ERROR_CHARS, recentRows: recentCount, timeline: true };
+  return fit(report, maxChars, 'summary');
+}
+
+/**
+ * The PR comment: the same top as the summary (verdict, what failed), with the tables and the
+ * timeline folded in one `<details>` so that a pull request's conversation stays short.
+ */
+export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string {
+  return fit(report, maxChars, 'comment');
+}
+
+/**
+ * Renders smaller until it fits: long texts are cut first, then rows of recent operations, then
+ * the timeline, then error texts go, and the report says what was left out.
+ */
+function fit(report: Report, maxChars: number, kind: Kind): string {
+  const view = viewOf(report);
+  let shape: Shape = {
+    errorChars: FULL_ERROR_CHARS,
+    recentRows: view.others.length,
+    timeline: true
+  };
   for (;;) {
-    const text = render(report, shape);
+    const text = render(report, view, shape, kind);
     if (byteLength(text) <= maxChars) return text;
     if (shape.errorChars > 80) shape = { ...shape, errorChars: 80 };
     else if (shape.recentRows > 0)
@@ -83,99 +91,162 @@ export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): st
   }
 }
 
-function render(report: Report, shape: Shape): string {
-  const now = report.finishedAt;
-  const lines: string[] = [];
-  const subject =
-    report.mode === 'job'
-      ? 'operations during this job'
-      : report.mode === 'project'
-        ? 'project activity'
-        : 'operations';
+/** The operations a report lists, each once: the awaited ones, then the other recent ones. */
+interface View {
+  awaited: Operation[];
+  /** Recent operations that are not awaited ones. */
+  others: Operation[];
+  /** Recent operations left out of the recent table because they are awaited ones. */
+  repeated: number;
+  failing: Operation[];
+}
+
+function viewOf(report: Report): View {
+  const awaited = uniqueById(report.operations);
+  const awaitedIds = new Set(awaited.map((op) => op.id));
+  const recent = uniqueById(report.recent?.operations ?? []);
+  const others = recent.filter((op) => !awaitedIds.has(op.id));
+  const failing = awaited.filter(
+    (op) => op.status === 'failed' || classifyStatus(op.status, false) === 'failure'
+  );
+  return { awaited, others, repeated: recent.length - others.length, failing };
+}
+
+function uniqueById(ops: readonly Operation[]): Operation[] {
+  const seen = new Set<string>();
+  return ops.filter((op) => {
+    if (seen.has(op.id)) return false;
+    seen.add(op.id);
+    return true;
+  });
+}
+
+function render(report: Report, view: View, shape: Shape, kind: Kind): string {
+  const lines = top(report, view, shape);
+  const details = body(report, view, shape, kind);
+  if (kind === 'comment' && details.length > 0) {
+    lines.push(
+      `<details><summary>${detailsTitle(report, view, details)}</summary>`,
+      '',
+      ...details,
+      '</details>',
+      ''
+    );
+  } else lines.push(...details);
+  lines.push(`<sub>${utc(report.finishedAt)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
+  return lines.join('\n');
+}
+
+/** What to read first: the verdict, the facts, why it failed and which operations failed. */
+function top(report: Report, view: View, shape: Shape): string[] {
+  const lines = [headline(report, view), ''];
   const status = report.status || 'unknown';
-  lines.push(`### ${statusMarker(status)} Neon ${subject}: ${escapeText(statusLabel(status))}`, '');
+  const links = Boolean(report.consoleLinks);
   const facts =
     status === 'input_error'
       ? ['No request was sent: an input needs fixing.']
       : [
-          report.projectId ? `Project ${code(report.projectId)}` : undefined,
-          report.branchId ? `branch ${code(report.branchId)}` : undefined,
+          report.projectId
+            ? `Project ${linkedCode(report.projectId, links ? projectUrl(report.projectId) : undefined)}`
+            : undefined,
+          report.branchId
+            ? `branch ${linkedCode(report.branchId, links ? branchUrl(report.projectId, report.branchId) : undefined)}`
+            : undefined,
           report.waited
-            ? `waited ${formatDuration(report.finishedAt - report.startedAt)} of ${formatDuration(report.timeoutMs)}`
+            ? `timeout ${formatDuration(report.timeoutMs)}`
             : 'report only (wait: false)',
           `${report.requests} API request${report.requests === 1 ? '' : 's'}`
         ].filter(Boolean);
   lines.push(facts.join(' · '), '');
-  if (report.failure)
+  // The failure of a wait that ended on an operation's status names the failing operations, which
+  // the list below shows better; any other failure (a timeout, the API, the inputs) is quoted.
+  if (report.failure && !(view.failing.length > 0 && isKnownStatus(status)))
     lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');
-  if (report.database) lines.push(databaseLine(report.database), '');
-
-  const awaited = report.operations;
-  if (awaited.length > 0) {
-    lines.push(
-      `#### ${AWAITED_HEADING[report.mode]} (${escapeText(statusCounts(awaited))})`,
-      '',
-      ...operationsTable(awaited, now, shape.errorChars),
-      ''
-    );
-  } else if (report.mode === 'job' && !report.failure) {
-    lines.push('This job started no operation.', '');
-  } else if (report.mode === 'project' && !report.failure) {
+  if (view.failing.length > 0) {
+    for (const op of view.failing.slice(0, FAILING_LISTED))
+      lines.push(errorItem(op, shape.errorChars));
+    if (view.failing.length > FAILING_LISTED)
+      lines.push(`- and ${view.failing.length - FAILING_LISTED} more in the table below`);
+    lines.push('');
+  }
+  if (report.mode === 'project' && view.awaited.length === 0 && !report.failure)
     lines.push('No operation was in progress.', '');
+  if (report.mode === 'job' && view.awaited.length === 0 && !report.failure)
+    lines.push('This job started no operation.', '');
+  if (report.database) lines.push(databaseLine(report.database), '');
+  return lines;
+}
+
+/**
+ * `### ✅ Neon operations: finished · Create branch and Start compute in 5.7s`: the verdict, what
+ * was awaited and how long it took, on one line (`### ✅ Neon project activity: idle after 12s`).
+ */
+function headline(report: Report, view: View): string {
+  const status = report.status || 'unknown';
+  const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.mode].subject}: ${escapeText(statusLabel(status))}`;
+  if (status === 'input_error') return verdict;
+  const took = formatDuration(report.finishedAt - report.startedAt);
+  // Project mode awaited the project (or branch) the facts line names.
+  if (report.mode === 'project')
+    return `${verdict} ${report.waited ? `after ${took}` : '(report only)'}`;
+  const what = namesOf(view.awaited);
+  const succeeded = status === 'finished' || status === 'skipped';
+  const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
+  return `${verdict} · ${what ? `${what} ` : ''}${when}`;
+}
+
+/** `Create branch and Start compute`, or `5 operations` when a list would not read at a glance. */
+function namesOf(ops: readonly Operation[]): string {
+  const names = [...new Set(ops.map((op) => (op.action ? actionName(op.action) : '')))];
+  if (ops.length === 0) return '';
+  if (names.length > 3 || names.includes('') || names.length < ops.length)
+    return `${ops.length} operation${ops.length === 1 ? '' : 's'}`;
+  const escaped = names.map((name) => escapeText(name, 60));
+  return escaped.length === 1
+    ? escaped[0]!
+    : `${escaped.slice(0, -1).join(', ')} and ${escaped.at(-1)}`;
+}
+
+/** The tables, the timeline and the notes: in the summary as they are, in a comment folded. */
+function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
+  const lines: string[] = [];
+  const now = report.finishedAt;
+  const tableOf = (
+    ops: readonly Operation[],
+    options: { errorsShown?: ReadonlySet<string>; note?: string } = {}
+  ): string[] => {
+    const table = operationsTable(ops, {
+      now,
+      errorChars: shape.errorChars,
+      projectId: report.projectId,
+      consoleLinks: report.consoleLinks,
+      errorsShown: options.errorsShown
+    });
+    const above = [table.caption, options.note].filter(Boolean).join(' · ');
+    return [
+      ...(above ? [above[0]!.toUpperCase() + above.slice(1), ''] : []),
+      ...table.lines,
+      ...(table.errors.length > 0 ? ['', ...table.errors] : [])
+    ];
+  };
+
+  const { awaited, others } = view;
+  if (awaited.length > 0) {
+    const listed = new Set(view.failing.slice(0, FAILING_LISTED).map((op) => op.id));
+    const title = MODE_WORDS[report.mode].heading;
+    lines.push(`#### ${title} (${escapeText(statusCounts(awaited))})`, '');
+    lines.push(...tableOf(awaited, { errorsShown: listed }), '');
   }
 
-  const recent = report.recent;
-  if (recent && recent.operations.length > 0) {
-    const shown = recent.operations.slice(0, shape.recentRows);
-    const scope = report.branchId ? ` on branch ${code(report.branchId)}` : '';
-    lines.push(
-      `#### ${recent.since !== undefined ? `Operations since ${utc(recent.since)}` : 'Recent operations'}${scope} (${escapeText(statusCounts(recent.operations))})`,
-      ''
-    );
-    if (shown.length > 0) lines.push(...operationsTable(shown, now, shape.errorChars), '');
-    if (shown.length < recent.operations.length) {
-      lines.push(
-        `_${recent.operations.length - shown.length} older rows were left out to keep this summary within GitHub's size limit._`,
-        ''
-      );
-    }
-  } else if (recent) {
-    lines.push(
-      `#### Recent operations`,
-      '',
-      report.branchId ? 'None on this branch.' : 'None.',
-      ''
-    );
-  }
-  if (recent?.scanStopped) {
-    lines.push(
-      `_Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist._`,
-      ''
-    );
-  }
-  if (shape.errorChars < FULL_ERROR_CHARS) {
-    lines.push(
-      shape.errorChars > 0
-        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this summary within GitHub's size limit._`
-        : "_Error texts were left out to keep this summary within GitHub's size limit._",
-      ''
-    );
-  }
-  if (report.recentError)
-    lines.push(
-      `_Recent operations could not be loaded: ${escapeText(report.recentError, 300)}_`,
-      ''
-    );
-
+  const shownOthers = others.slice(0, shape.recentRows);
   if (shape.timeline) {
-    const timeline = renderTimeline(
-      awaited,
-      recent?.operations.slice(0, shape.recentRows) ?? [],
-      now
-    );
-    if (timeline.length)
+    const section = MODE_WORDS[report.mode].section;
+    const timeline = renderTimeline(awaited, shownOthers, now, section);
+    if (timeline.length > 0 && kind === 'comment')
+      lines.push('#### Timeline (times in your time zone)', '', ...timeline, '');
+    else if (timeline.length > 0)
       lines.push(
-        '<details open><summary>Timeline (UTC)</summary>',
+        '<details open><summary>Timeline (times in your time zone)</summary>',
         '',
         ...timeline,
         '',
@@ -183,8 +254,60 @@ function render(report: Report, shape: Shape): string {
         ''
       );
   }
-  lines.push(`<sub>${utc(now)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
-  return lines.join('\n');
+
+  const recent = report.recent;
+  if (recent && others.length > 0) {
+    const recentTitle =
+      recent.since !== undefined ? `Operations since ${utc(recent.since)}` : 'Recent operations';
+    lines.push(`#### ${recentTitle} (${escapeText(statusCounts(others))})`, '');
+    const note =
+      view.repeated > 0
+        ? `the ${view.repeated} awaited above ${view.repeated === 1 ? 'is' : 'are'} not repeated`
+        : undefined;
+    if (shownOthers.length > 0) lines.push(...tableOf(shownOthers, { note }), '');
+    if (shownOthers.length < others.length)
+      lines.push(
+        `_${others.length - shownOthers.length} older rows were left out to keep this ${kind} within GitHub's size limit._`,
+        ''
+      );
+  } else if (recent) {
+    const none =
+      recent.operations.length > 0
+        ? 'None besides the awaited operations above.'
+        : report.branchId
+          ? 'None on this branch.'
+          : 'None.';
+    lines.push('#### Recent operations', '', none, '');
+  }
+  if (recent?.scanStopped)
+    lines.push(
+      `_Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist._`,
+      ''
+    );
+  if (shape.errorChars < FULL_ERROR_CHARS)
+    lines.push(
+      shape.errorChars > 0
+        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this ${kind} within GitHub's size limit._`
+        : `_Error texts were left out to keep this ${kind} within GitHub's size limit._`,
+      ''
+    );
+  if (report.recentError)
+    lines.push(
+      `_Recent operations could not be loaded: ${escapeText(report.recentError, 300)}_`,
+      ''
+    );
+  return lines;
+}
+
+/** `Operations: 2 awaited · timeline · 8 recent`: what the folded part of a comment holds. */
+function detailsTitle(report: Report, view: View, details: readonly string[]): string {
+  const parts = [
+    view.awaited.length > 0 ? `${view.awaited.length} ${MODE_WORDS[report.mode].counted}` : '',
+    details.includes('```mermaid') ? 'timeline' : '',
+    view.others.length > 0 ? `${view.others.length} recent` : ''
+  ].filter(Boolean);
+  if (parts.length > 0) return `Operations: ${parts.join(' · ')}`;
+  return report.recent ? 'Recent operations' : 'Notes';
 }
 
 /** One line on the database check: how long it took to answer after the operations were done. */
@@ -197,46 +320,18 @@ function databaseLine(db: DatabaseCheck): string {
   return `🐘 ${where} did not answer \`SELECT 1\` (${attempts}).`;
 }
 
-export function operationsTable(
-  ops: readonly Operation[],
-  now: number,
-  errorChars = 300
-): string[] {
-  const rows = [
-    '| Status | Operation | ID | Branch | Endpoint | Failures | Duration | Created | Error |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'
-  ];
-  for (const op of ops) {
-    const status = op.status ?? 'not seen';
-    const created = Date.parse(op.created_at);
-    const duration = operationDurationMs(op, now);
-    const cells = [
-      `${statusMarker(status)} ${escapeText(status, 40)}`,
-      op.action
-        ? `${escapeText(actionName(op.action), 60)}<br><sub>${escapeText(op.action, 60)}</sub>`
-        : '',
-      `<code title="${escapeText(op.id, 60)}">${escapeText(op.id.slice(0, 8))}</code>`,
-      op.branch_id ? code(op.branch_id) : '',
-      op.endpoint_id ? code(op.endpoint_id) : '',
-      op.failures_count === undefined ? '' : escapeText(String(op.failures_count), 12),
-      duration === undefined ? '' : formatDuration(duration),
-      Number.isNaN(created) ? '' : `${ago(created, now)}<br><sub>${utc(created)}</sub>`,
-      op.error && errorChars > 0 ? escapeText(op.error, errorChars) : ''
-    ];
-    rows.push(`| ${cells.join(' | ')} |`);
-  }
-  return rows;
-}
-
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/** Last resort: cut at a line boundary and say so. */
+/** Last resort: cut at a line boundary, close a fold left open, and say so. */
 function cut(text: string, maxChars: number): string {
-  const note = "\n\n_The rest of this summary was cut to fit GitHub's size limit._\n";
-  let end = Math.max(0, maxChars - note.length - 16);
-  while (end > 0 && byteLength(text.slice(0, end)) > maxChars - note.length)
-    end = Math.floor(end * 0.9);
-  return text.slice(0, text.lastIndexOf('\n', end) + 1) + note;
+  const note = "\n\n_The rest of this report was cut to fit GitHub's size limit._\n";
+  const close = '\n</details>\n';
+  const room = maxChars - note.length - close.length;
+  let end = Math.max(0, room - 16);
+  while (end > 0 && byteLength(text.slice(0, end)) > room) end = Math.floor(end * 0.9);
+  const kept = text.slice(0, text.lastIndexOf('\n', end) + 1);
+  const open = kept.split('<details').length - kept.split('</details>').length;
+  return kept + (open > 0 ? close : '') + note;
 }

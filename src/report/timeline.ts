@@ -4,7 +4,7 @@ import { classifyStatus } from '../wait/status.js';
 
 const YEAR_MS = 366 * 86_400_000;
 
-/** Rows beyond this make a chart nobody can read; the newest are kept. */
+/** Rows beyond this make a chart nobody can read; the first given (the newest) are kept. */
 export const TIMELINE_ROWS = 25;
 
 interface Bar {
@@ -15,24 +15,35 @@ interface Bar {
 }
 
 /**
- * A Mermaid gantt chart of what ran when: awaited operations first, then the project's recent ones.
+ * A Mermaid gantt chart of the operations that were awaited (`title` names them), and of the
+ * project's other operations that started while they ran. The chart spans only that stretch, so
+ * a 2.7 s and a 4.5 s operation are drawn 2.7 and 4.5 s long; older history is in the tables.
+ * Nothing is drawn without an awaited operation to draw.
+ *
+ * Dates are Unix milliseconds (`dateFormat x`): Mermaid reads them as the same instant in every
+ * time zone, so no reader's daylight-saving change can shift a bar or squash it to nothing. Mermaid
+ * draws its axis in the reader's own time zone (it has no UTC axis), which the summary says.
+ *
  * Mermaid reads its own syntax, not Markdown, so labels keep only letters, digits and a few marks.
  */
 export function renderTimeline(
   awaited: readonly Operation[],
-  recent: readonly Operation[],
-  now: number
+  others: readonly Operation[],
+  now: number,
+  title = 'Awaited'
 ): string[] {
   const awaitedIds = new Set(awaited.map((op) => op.id));
+  const mainBars = awaited.map((op) => bar(op, now)).filter((b): b is Bar => b !== undefined);
+  if (mainBars.length === 0) return [];
+  const from = Math.min(...mainBars.map((b) => b.start));
+  const to = Math.max(...mainBars.map((b) => b.end));
+  const alongside = others
+    .filter((op) => !awaitedIds.has(op.id))
+    .map((op) => bar(op, now))
+    .filter((b): b is Bar => b !== undefined && b.start >= from && b.start <= to);
   const sections: Array<[string, Bar[]]> = [
-    ['Awaited', awaited.map((op) => bar(op, now)).filter((b): b is Bar => b !== undefined)],
-    [
-      'Recent',
-      recent
-        .filter((op) => !awaitedIds.has(op.id))
-        .map((op) => bar(op, now))
-        .filter((b): b is Bar => b !== undefined)
-    ]
+    [title, mainBars],
+    ['Other operations', alongside]
   ];
   let budget = TIMELINE_ROWS;
   let left = 0;
@@ -42,37 +53,63 @@ export function renderTimeline(
     budget -= section[1].length;
   }
   const bars = sections.flatMap(([, b]) => b);
-  if (bars.length === 0) return [];
   const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
-  // Very short operations still get a visible sliver, but never one that reaches past now.
-  const minWidth = Math.max(500, Math.round(span / 300));
-  const drawnEnd = (b: Bar): number =>
-    Math.max(b.end, Math.min(b.start + minWidth, Math.max(now, b.end)));
+  // An instant still gets a visible sliver, but never one that reaches past now.
+  const minWidth = span > 0 ? Math.max(1, Math.round(span / 150)) : 1000;
+  const drawnEnd = (b: Bar): number => {
+    const end = Math.max(b.end, Math.min(b.start + minWidth, Math.max(now, b.end)));
+    return end > b.start ? end : b.start + minWidth;
+  };
 
-  // Wall-clock UTC written without a zone: Mermaid shows it as is, so every reader sees UTC.
   const lines = [
     '```mermaid',
     'gantt',
-    '  dateFormat YYYY-MM-DD HH:mm:ss.SSS',
+    '  dateFormat x',
     '  axisFormat %H:%M:%S',
+    `  tickInterval ${tickInterval(span)}`,
     '  todayMarker off'
   ];
-  for (const [title, sectionBars] of sections) {
+  for (const [name, sectionBars] of sections) {
     if (sectionBars.length === 0) continue;
-    lines.push(`  section ${title}`);
-    for (const b of sectionBars) {
-      lines.push(
-        `  ${b.label} :${b.tag}${wallClock(b.start)}, ${wallClock(drawnEnd(b) > b.start ? drawnEnd(b) : b.start + minWidth)}`
-      );
-    }
+    lines.push(`  section ${name}`);
+    for (const b of sectionBars) lines.push(`  ${b.label} :${b.tag}${b.start}, ${drawnEnd(b)}`);
   }
   lines.push('```');
   if (left > 0)
     lines.push(
       '',
-      `_The timeline shows the newest ${TIMELINE_ROWS} operations; ${left} more are in the tables._`
+      `_The timeline shows ${TIMELINE_ROWS} operations; ${left} more are in the tables._`
     );
   return lines;
+}
+
+/** Axis ticks no closer than the labels can be told apart (whole seconds) and at most about 10. */
+const TICKS: Array<[number, string]> = [
+  [1, 'second'],
+  [2, 'second'],
+  [5, 'second'],
+  [10, 'second'],
+  [15, 'second'],
+  [30, 'second'],
+  [60, 'minute'],
+  [120, 'minute'],
+  [300, 'minute'],
+  [600, 'minute'],
+  [900, 'minute'],
+  [1800, 'minute'],
+  [3600, 'hour'],
+  [7200, 'hour'],
+  [10_800, 'hour'],
+  [21_600, 'hour'],
+  [43_200, 'hour'],
+  [86_400, 'day'],
+  [7 * 86_400, 'week']
+];
+
+export function tickInterval(spanMs: number): string {
+  const [seconds, unit] = TICKS.find(([s]) => spanMs / (s * 1000) <= 10) ?? [30 * 86_400, 'day'];
+  const per = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 7 * 86_400 }[unit] as number;
+  return `${seconds / per}${unit}`;
 }
 
 function bar(op: Operation, now: number): Bar | undefined {
@@ -89,16 +126,7 @@ function bar(op: Operation, now: number): Bar | undefined {
       : verdict === 'pending'
         ? 'active, '
         : 'done, ';
-  return {
-    label: barLabel(op),
-    tag,
-    start,
-    end: start + duration
-  };
-}
-
-function wallClock(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+  return { label: barLabel(op), tag, start, end: start + duration };
 }
 
 /**

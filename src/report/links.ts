@@ -1,0 +1,62 @@
+import { RESOURCE_ID } from '../neon/operation.js';
+import { code } from './markdown.js';
+
+/**
+ * Links to the Neon console, for a report read by people who use it. The console's addresses
+ * follow Neon's own tools:
+ * - neondatabase/mcp-server-neon, `mcp/tools/handlers/urls.ts`: `/app/projects/:projectId` and
+ *   `/app/projects/:projectId/branches/:branchId`, on the console host that serves the API
+ *   (the API's base URL without `/api/v2`);
+ * - neondatabase/neon_local_vs_code_extension, `src/views/schemaView.ts`: the same branch address
+ *   on `https://console.neon.tech`.
+ * Neither they nor Neon's docs show an address for a single compute (endpoint), so none is made up
+ * here: an endpoint is shown without a link.
+ */
+
+/** The API's base URL whose console these addresses belong to. */
+export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
+const CONSOLE = 'https://console.neon.tech';
+
+/**
+ * Whether a report about this API host may link to Neon's console: only for Neon's own API (any
+ * other host is a proxy, a simulator or another deployment, whose ids the console does not know).
+ */
+export function consoleLinksFor(apiHost: string): boolean {
+  try {
+    const url = new URL(apiHost);
+    return (
+      url.protocol === 'https:' &&
+      url.host === 'console.neon.tech' &&
+      url.pathname.replace(/\/+$/, '') === '/api/v2' &&
+      !url.search &&
+      !url.hash &&
+      !url.username &&
+      !url.password
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Ids the API documents (`^[a-z0-9-]{1,60}$`) are the only ones put in an address. */
+function linkable(id: string | undefined): id is string {
+  return typeof id === 'string' && RESOURCE_ID.test(id);
+}
+
+export function projectUrl(projectId: string | undefined): string | undefined {
+  return linkable(projectId) ? `${CONSOLE}/app/projects/${projectId}` : undefined;
+}
+
+export function branchUrl(
+  projectId: string | undefined,
+  branchId: string | undefined
+): string | undefined {
+  return linkable(projectId) && linkable(branchId)
+    ? `${CONSOLE}/app/projects/${projectId}/branches/${branchId}`
+    : undefined;
+}
+
+/** An id as inline code, linked when there is an address for it. */
+export function linkedCode(id: string, url: string | undefined): string {
+  return url ? `<a href="${url}">${code(id)}</a>` : code(id);
+}
