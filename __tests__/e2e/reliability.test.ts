@@ -40,6 +40,10 @@ describe('transient faults are retried and the wait still ends right', () => {
     ['503', () => ({ kind: 'status', status: 503 })],
     ['504', () => ({ kind: 'status', status: 504 })],
     ['an HTML error page from the edge', () => ({ kind: 'html' })],
+    ...[520, 521, 522, 523, 524].map((status): [string, () => Fault] => [
+      `a Cloudflare ${status} page`,
+      () => ({ kind: 'html', status })
+    ]),
     ['a connection reset', () => ({ kind: 'reset' })],
     ['a 200 with malformed JSON', () => ({ kind: 'malformed' })],
     ['a 200 without the expected fields', () => ({ kind: 'missing-fields' })]
