@@ -1,6 +1,8 @@
 /**
  * `npm run demo`: the action, built, against the local simulator, run the way the Actions runner
  * runs it. A branch is being created and its compute started; the action waits for both.
+ * `npm run demo -- --database` also starts a real PostgreSQL server on 127.0.0.1 (about a second)
+ * and passes its URL as `database_url`: the step then waits until `SELECT 1` answers.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,11 +10,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
+import { type Cluster, createCluster, urlFor } from '../simulator/postgres.js';
 import { startSimulator } from '../simulator/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const { scenario, createBranch, startCompute } = branchCreation();
 const sim = await startSimulator({ scenario });
+let database: Cluster | undefined;
+let databaseUrl = '';
+if (process.argv.includes('--database')) {
+  database = await createCluster();
+  const password = `demo-${Date.now().toString(36)}`;
+  await database.start();
+  await database.sql(
+    `CREATE ROLE app LOGIN PASSWORD '${password}'`,
+    'CREATE DATABASE appdb OWNER app'
+  );
+  databaseUrl = urlFor(database, 'app', password, 'appdb');
+}
 const dir = mkdtempSync(join(tmpdir(), 'neon-wait-demo-'));
 const files = {
   output: join(dir, 'output'),
@@ -39,7 +54,8 @@ const inputs: Record<string, string> = {
   wait: 'true',
   fail_fast: 'false',
   summary: 'true',
-  summary_limit: '10'
+  summary_limit: '10',
+  database_url: databaseUrl
 };
 const env: Record<string, string> = {
   PATH: process.env.PATH ?? '',
@@ -54,6 +70,8 @@ const env: Record<string, string> = {
 for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
 
 console.log(`Simulator at ${sim.url}: create_branch and start_compute are in progress.`);
+if (database)
+  console.log(`PostgreSQL at 127.0.0.1:${database.port}: the step will wait for SELECT 1.`);
 console.log('Running dist/index.js as the runner would...\n');
 console.log('──── log ────');
 const code = await new Promise<number | null>((done) => {
@@ -68,6 +86,7 @@ const code = await new Promise<number | null>((done) => {
   child.on('close', done);
 });
 await sim.close();
+await database?.remove();
 
 console.log('\n──── outputs ($GITHUB_OUTPUT) ────');
 const outputs = readFileSync(files.output, 'utf8')

@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { retryDelay } from '../../src/database/probe.js';
 import { DatabaseUrlError } from '../../src/database/url.js';
-import { type Cluster, createCluster, freePort, HOST, urlFor } from '../helpers/postgres.js';
+import { type Cluster, createCluster, freePort, HOST, urlFor } from '../../simulator/postgres.js';
 import { expectNoSecret, failure, runProbe } from '../helpers/probe.js';
 
 // Characters that must be percent-encoded in a URL, so that every form of it is checked.

@@ -13,7 +13,7 @@ import {
   HOST,
   type TestCertificates,
   urlFor
-} from '../helpers/postgres.js';
+} from '../../simulator/postgres.js';
 import { expectNoSecret, failure, runProbe } from '../helpers/probe.js';
 
 const PASSWORD = `Tls:@/?#%-${Math.random().toString(36).slice(2, 10)}`;

@@ -13,7 +13,7 @@ import {
   HOST,
   type TestCertificates,
   urlFor
-} from '../helpers/postgres.js';
+} from '../../simulator/postgres.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 

