@@ -18,7 +18,6 @@ export const setSecret = jest.fn<typeof core.setSecret>();
 export const isDebug = jest.fn<typeof core.isDebug>(() => false);
 export const saveState = jest.fn<typeof core.saveState>();
 export const getState = jest.fn<typeof core.getState>(() => '');
-export const group = jest.fn(<T>(_name: string, fn: () => Promise<T>) => fn());
 export const ExitCode = { Success: 0, Failure: 1 } as const;
 
 /** The job summary: what was added, and what `write()` flushed. */

@@ -54,5 +54,3 @@ export function fail(message: string, title?: string): void {
   process.exitCode = core.ExitCode.Failure;
   core.error(commandData(message), title ? { title } : {});
 }
-
-export { group } from '@actions/core';

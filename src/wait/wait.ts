@@ -10,7 +10,7 @@ import type { DatabaseCheck } from './database.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
 import type { CheckState, JobMark, WaitMode, WaitSettings } from './mode.js';
-import { modeFor } from './modes/index.js';
+import { kindFor, modeFor } from './modes/index.js';
 import { Pace, pollDelay } from './schedule.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
@@ -65,7 +65,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     () => clock.now()
   );
   const result: WaitResult = {
-    kind: settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project',
+    kind: kindFor(settings),
     projectId: settings.projectId,
     status: '',
     timedOut: false,

@@ -1,4 +1,4 @@
-import type { ModeContext, WaitMode } from '../mode.js';
+import type { JobMark, ModeContext, WaitMode, WaitSettings } from '../mode.js';
 import { JobMode } from './job.js';
 import { OperationsMode } from './operations.js';
 import { ProjectMode } from './project.js';
@@ -8,6 +8,18 @@ import { ProjectMode } from './project.js';
  * operation ids, or else the whole project (or branch).
  */
 export function modeFor(ctx: ModeContext): WaitMode {
-  if (ctx.settings.jobMark) return new JobMode(ctx, ctx.settings.jobMark);
-  return ctx.settings.operationIds.length > 0 ? new OperationsMode(ctx) : new ProjectMode(ctx);
+  switch (kindFor(ctx.settings)) {
+    case 'job':
+      return new JobMode(ctx, ctx.settings.jobMark as JobMark);
+    case 'operations':
+      return new OperationsMode(ctx);
+    default:
+      return new ProjectMode(ctx);
+  }
+}
+
+/** Which mode the settings ask for, known before the project is (errors report it too). */
+export function kindFor(settings: WaitSettings): WaitMode['kind'] {
+  if (settings.jobMark) return 'job';
+  return settings.operationIds.length > 0 ? 'operations' : 'project';
 }
