@@ -11,8 +11,12 @@ function reader(values: Record<string, string>): InputReader {
   return (name) => values[name] ?? '';
 }
 
+/** What readSettings asked to mask (the runner's `::add-mask::`), for the tests that look. */
+const masked: string[] = [];
+const mask = (secret: string): void => void masked.push(secret);
+
 function settingsOf(values: Record<string, string>) {
-  return readSettings(reader({ api_key: KEY, ...values }));
+  return readSettings(reader({ api_key: KEY, ...values }), mask);
 }
 
 function operation(id: string, projectId = 'spring-example-302709', status = 'running') {
@@ -31,7 +35,7 @@ function operation(id: string, projectId = 'spring-example-302709', status = 'ru
 /** Runs readSettings and returns the InputError it throws; fails the test if it throws nothing else. */
 function inputErrorOf(values: Record<string, string>): InputError {
   try {
-    readSettings(reader(values));
+    readSettings(reader(values), mask);
   } catch (error) {
     expect(error).toBeInstanceOf(InputError);
     return error as InputError;
@@ -85,12 +89,12 @@ describe('readSettings defaults', () => {
     ['summary_limit', '0', 'summaryLimit', 0],
     ['summary_limit', '1000', 'summaryLimit', 1000],
     ['wait', 'false', 'wait', false],
-    ['wait', 'NO', 'wait', false],
-    ['wait', 'off', 'wait', false],
+    ['wait', 'FALSE', 'wait', false],
+    ['wait', 'False', 'wait', false],
     ['fail_fast', 'true', 'failFast', true],
-    ['fail_fast', 'Yes', 'failFast', true],
-    ['summary', 'off', 'summary', false],
-    ['comment_on_pr', 'on', 'commentOnPr', true],
+    ['fail_fast', 'True', 'failFast', true],
+    ['summary', 'false', 'summary', false],
+    ['comment_on_pr', 'TRUE', 'commentOnPr', true],
     ['comment_tag', 'staging db: v1.2/@me+x_y', 'commentTag', 'staging db: v1.2/@me+x_y'],
     ['project_id', 'spring-example-302709', 'projectId', 'spring-example-302709'],
     ['org_id', 'org-morning-bread-81040908', 'orgId', 'org-morning-bread-81040908'],
@@ -217,6 +221,8 @@ describe('readSettings bad inputs', () => {
     ['summary_limit ten', { summary_limit: 'ten' }, 'summary_limit', /whole number/],
     ['summary_limit 1.5', { summary_limit: '1.5' }, 'summary_limit', /whole number/],
     ['wait maybe', { wait: 'maybe' }, 'wait', /true or false/],
+    ['wait yes (not a core.getBooleanInput value)', { wait: 'yes' }, 'wait', /true or false/],
+    ['summary off', { summary: 'off' }, 'summary', /true or false/],
     ['wait 1', { wait: '1' }, 'wait', /true or false/],
     ['fail_fast maybe', { fail_fast: 'maybe' }, 'fail_fast', /true or false/],
     ['summary 1', { summary: '1' }, 'summary', /true or false/],
@@ -347,17 +353,17 @@ describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
     process.env = { ...saved };
   });
 
-  it('keeps the documented semantics: trimmed values, yes/no/on/off in any case, empty = default', () => {
+  it('keeps the documented semantics: trimmed values, booleans as core.getBooleanInput reads them, empty = default', () => {
     Object.assign(process.env, {
       INPUT_API_KEY: `  ${KEY}\n`,
-      INPUT_WAIT: ' Off ',
-      INPUT_FAIL_FAST: 'YES',
-      INPUT_SUMMARY: 'on',
+      INPUT_WAIT: ' False ',
+      INPUT_FAIL_FAST: 'TRUE',
+      INPUT_SUMMARY: 'true',
       INPUT_TIMEOUT: ' 90s ',
       INPUT_INTERVAL: '',
       INPUT_OPERATION_ID: ` ${OP_A},\n${OP_B} `
     });
-    const settings = readSettings();
+    const settings = readSettings(undefined, mask);
     expect(settings).toMatchObject({
       apiKey: KEY,
       wait: false,
@@ -371,8 +377,8 @@ describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
 
   it('names the input of a switch that is neither', () => {
     Object.assign(process.env, { INPUT_API_KEY: KEY, INPUT_COMMENT_ON_PR: 'maybe' });
-    expect(() => readSettings()).toThrow(
-      "Input 'comment_on_pr' must be true or false; got 'maybe'."
+    expect(() => readSettings(undefined, mask)).toThrow(
+      "Input 'comment_on_pr' must be true or false (true, True, TRUE, false, False or FALSE); got 'maybe'."
     );
   });
 });
@@ -403,4 +409,21 @@ describe('readSettings since', () => {
       );
     }
   );
+});
+
+describe('readSettings secrets', () => {
+  it('asks to mask the key and the database password, even when another input is wrong', () => {
+    masked.length = 0;
+    expect(() =>
+      readSettings(
+        reader({
+          api_key: ` ${KEY} `,
+          database_url: 'postgresql://app:s3cr3t-pass@db.example.com/neondb',
+          timeout: 'soon'
+        }),
+        mask
+      )
+    ).toThrow(InputError);
+    expect(masked).toEqual(expect.arrayContaining([KEY, 's3cr3t-pass']));
+  });
 });

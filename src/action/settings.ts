@@ -41,20 +41,26 @@ const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
 const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 
-export function readSettings(input: InputReader = readInput): Settings {
+/**
+ * @param input reads one input by name (the runner's `INPUT_*`, or the command line's flags)
+ * @param mask asks whoever shows the log to hide a secret (the runner's `::add-mask::`); every
+ *   secret is also redacted from what the product writes, whatever `mask` does
+ */
+export function readSettings(
+  input: InputReader = readInput,
+  mask: (secret: string) => void = core.setSecret
+): Settings {
   const get = (name: string): string => input(name).trim();
+  const secret = (value: string): void => {
+    mask(value.trim());
+    registerSecret(value);
+  };
 
   const apiKey = input('api_key');
   // Masked before anything else can print them, even a message about another input.
-  if (apiKey.trim()) {
-    core.setSecret(apiKey.trim());
-    registerSecret(apiKey);
-  }
+  if (apiKey.trim()) secret(apiKey);
   const databaseUrl = input('database_url');
-  for (const secret of databaseUrl.trim() ? secretsOf(databaseUrl) : []) {
-    core.setSecret(secret);
-    registerSecret(secret);
-  }
+  for (const value of databaseUrl.trim() ? secretsOf(databaseUrl) : []) secret(value);
   if (apiKey.trim() === '') {
     throw new InputError(
       "Input 'api_key' is required: pass a Neon API key from a secret, e.g. api_key: ${{ secrets.NEON_API_KEY }}."
@@ -230,14 +236,17 @@ function durationInput(
 
 /** Whether a summary is wanted, read leniently: a step whose inputs are wrong still gets one unless it was asked off. */
 export function summaryWanted(input: InputReader = readInput): boolean {
-  return !/^(false|no|off)$/i.test(input('summary').trim());
+  return !/^(false|False|FALSE)$/.test(input('summary').trim());
 }
 
+/** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans), with our message. */
 function booleanInput(name: string, value: string, fallback: boolean): boolean {
   if (value === '') return fallback;
-  if (/^(true|yes|on)$/i.test(value)) return true;
-  if (/^(false|no|off)$/i.test(value)) return false;
-  throw new InputError(`Input '${name}' must be true or false; got '${printable(value)}'.`);
+  if (/^(true|True|TRUE)$/.test(value)) return true;
+  if (/^(false|False|FALSE)$/.test(value)) return false;
+  throw new InputError(
+    `Input '${name}' must be true or false (true, True, TRUE, false, False or FALSE); got '${printable(value)}'.`
+  );
 }
 
 function integerInput(
