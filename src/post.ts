@@ -1,11 +1,8 @@
-import { clientFor } from './action/client.js';
 import { savedJobMark } from './action/job-state.js';
 import * as log from './action/log.js';
 import { publish } from './action/publish.js';
 import { readSettings } from './action/settings.js';
-import { consoleLinksFor } from './report/links.js';
-import { buildReport } from './report/model.js';
-import { waitFor } from './wait/wait.js';
+import { runEngine } from './engine.js';
 
 /**
  * The post step (`post-if: always()`): with `watch_job`, every operation the job started since the
@@ -16,31 +13,24 @@ export async function runPost(signal: AbortSignal): Promise<void> {
   const mark = savedJobMark();
   if (!mark) return;
   let settings;
-  let client;
   try {
     settings = readSettings();
-    client = clientFor(settings, signal);
   } catch {
     return; // the main step already reported the inputs
   }
-  const result = await waitFor(
+  const report = await runEngine(
     {
       ...settings,
       projectId: mark.projectId,
       operationIds: [],
       givenOperations: [],
       jobMark: mark,
-      watchJob: false
+      watchJob: false,
+      // The main step checked the database and listed the recent operations.
+      databaseUrl: undefined,
+      summaryLimit: 0
     },
-    { client, signal, log }
+    { log, signal }
   );
-  const report = buildReport(result, {
-    waited: true,
-    branchId: settings.branchId,
-    timeoutMs: settings.timeoutMs,
-    consoleLinks: consoleLinksFor(settings.apiHost),
-    requests: client.requests
-  });
-  await publish(settings, report, signal);
-  await client.close().catch(() => undefined);
+  await publish(settings, { ...report, waited: true }, signal);
 }

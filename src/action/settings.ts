@@ -6,7 +6,7 @@ import {
   RESOURCE_ID,
   UUID
 } from '../neon/operation.js';
-import type { WaitSettings } from '../wait/mode.js';
+import type { EngineSettings } from '../engine.js';
 import { parseDuration } from '../util/duration.js';
 import { InputError } from '../util/errors.js';
 import { registerSecret } from '../util/redact.js';
@@ -18,18 +18,10 @@ export { InputError };
  * Everything the action was asked to do, read and checked once before any request is sent. This is
  * the only module that reads inputs.
  */
-export interface Settings extends WaitSettings {
-  apiKey: string;
-  apiHost: string;
-  summary: boolean;
-  summaryLimit: number;
+export interface Settings extends EngineSettings {
   commentOnPr: boolean;
   commentTag: string;
   githubToken: string;
-  /** A PostgreSQL URL to probe with `SELECT 1` once the wait succeeded. */
-  databaseUrl?: string;
-  /** The summary lists the operations created since then (epoch ms), not only the newest. */
-  sinceMs?: number;
 }
 
 export type InputReader = (name: string) => string;
