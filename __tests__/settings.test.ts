@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { InputError, type InputReader, readSettings, sinceInput } from '../src/action/settings.js';
+import * as core from '@actions/core';
+import { InputError, type InputReader, readSettings, sinceInput } from '../src/settings.js';
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const OP_A = 'd8ac46eb-a757-42b1-9907-f78322ee394e';
@@ -363,7 +364,7 @@ describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
       INPUT_INTERVAL: '',
       INPUT_OPERATION_ID: ` ${OP_A},\n${OP_B} `
     });
-    const settings = readSettings(undefined, mask);
+    const settings = readSettings((name) => core.getInput(name, { trimWhitespace: false }), mask);
     expect(settings).toMatchObject({
       apiKey: KEY,
       wait: false,
@@ -377,7 +378,9 @@ describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
 
   it('names the input of a switch that is neither', () => {
     Object.assign(process.env, { INPUT_API_KEY: KEY, INPUT_COMMENT_ON_PR: 'maybe' });
-    expect(() => readSettings(undefined, mask)).toThrow(
+    expect(() =>
+      readSettings((name) => core.getInput(name, { trimWhitespace: false }), mask)
+    ).toThrow(
       "Input 'comment_on_pr' must be true or false (true, True, TRUE, false, False or FALSE); got 'maybe'."
     );
   });

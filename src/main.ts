@@ -1,8 +1,9 @@
 import { saveJobMark } from './action/job-state.js';
 import * as log from './action/log.js';
 import { publish } from './action/publish.js';
-import { readSettings, type Settings, summaryWanted } from './action/settings.js';
+import { readInputs, summaryInputOn } from './action/inputs.js';
 import { runEngine } from './engine.js';
+import type { Settings } from './settings.js';
 import { inputErrorReport } from './report/model.js';
 import { InputError } from './util/errors.js';
 
@@ -11,12 +12,12 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
   const startedAt = Date.now();
   let settings: Settings;
   try {
-    settings = readSettings();
+    settings = readInputs();
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     // No request is sent; the outputs are still set.
     await publish(
-      { summary: summaryWanted() },
+      { summary: summaryInputOn() },
       inputErrorReport(error.message, startedAt, Date.now())
     );
     return;

@@ -1,7 +1,7 @@
 import { savedJobMark } from './action/job-state.js';
 import * as log from './action/log.js';
 import { publish } from './action/publish.js';
-import { readSettings } from './action/settings.js';
+import { readInputs } from './action/inputs.js';
 import { runEngine } from './engine.js';
 
 /**
@@ -14,7 +14,7 @@ export async function runPost(signal: AbortSignal): Promise<void> {
   if (!mark) return;
   let settings;
   try {
-    settings = readSettings();
+    settings = readInputs();
   } catch {
     return; // the main step already reported the inputs
   }

@@ -9,7 +9,7 @@ import { WAIT_STATUS } from '../wait/status.js';
 import { COMMENT_BUDGET_MS, commentTarget, upsertComment } from './comment.js';
 import * as log from './log.js';
 import { setOutputs } from './outputs.js';
-import type { Settings } from './settings.js';
+import type { Settings } from '../settings.js';
 
 /** What publishing needs of the settings; an input error publishes with `summary` alone. */
 export type PublishSettings = Pick<Settings, 'summary'> &

@@ -1,22 +1,22 @@
-import * as core from '@actions/core';
 import {
   isOperation,
   normalizeOperation,
   type Operation,
   RESOURCE_ID,
   UUID
-} from '../neon/operation.js';
-import type { EngineSettings } from '../engine.js';
-import { parseDuration } from '../util/duration.js';
-import { InputError } from '../util/errors.js';
-import { registerSecret } from '../util/redact.js';
-import { parseDatabaseUrl, secretsOf } from '../database/url.js';
+} from './neon/operation.js';
+import type { EngineSettings } from './engine.js';
+import { parseDuration } from './util/duration.js';
+import { InputError } from './util/errors.js';
+import { registerSecret } from './util/redact.js';
+import { parseDatabaseUrl, secretsOf } from './database/url.js';
 
 export { InputError };
 
 /**
- * Everything the action was asked to do, read and checked once before any request is sent. This is
- * the only module that reads inputs.
+ * Everything a run was asked to do, read and checked once before any request is sent: the action's
+ * inputs (`INPUT_*`) or the command's flags, by the action's input names. This is the only module
+ * that interprets them.
  */
 export interface Settings extends EngineSettings {
   commentOnPr: boolean;
@@ -24,10 +24,8 @@ export interface Settings extends EngineSettings {
   githubToken: string;
 }
 
+/** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
-
-/** An input as the runner passed it, untrimmed: each reader decides what spaces mean. */
-const readInput: InputReader = (name) => core.getInput(name, { trimWhitespace: false });
 
 const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
@@ -38,10 +36,7 @@ const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
  * @param mask asks whoever shows the log to hide a secret (the runner's `::add-mask::`); every
  *   secret is also redacted from what the product writes, whatever `mask` does
  */
-export function readSettings(
-  input: InputReader = readInput,
-  mask: (secret: string) => void = core.setSecret
-): Settings {
+export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
   const get = (name: string): string => input(name).trim();
   const secret = (value: string): void => {
     mask(value.trim());
@@ -227,7 +222,7 @@ function durationInput(
 }
 
 /** Whether a summary is wanted, read leniently: a step whose inputs are wrong still gets one unless it was asked off. */
-export function summaryWanted(input: InputReader = readInput): boolean {
+export function summaryWanted(input: InputReader): boolean {
   return !/^(false|False|FALSE)$/.test(input('summary').trim());
 }
 
