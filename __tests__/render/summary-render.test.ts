@@ -172,7 +172,7 @@ const SCENARIOS: Record<string, Scenario> = {
       ],
       [
         'Recent operations (2 finished · 1 error)',
-        ['Status', 'Operation', 'Branch / compute', 'Duration', 'Started'],
+        ['Status', 'Operation', 'Branch', 'Compute', 'Duration', 'Started'],
         3
       ]
     ],
@@ -241,7 +241,7 @@ const SCENARIOS: Record<string, Scenario> = {
       failure: `Operation(s) did not succeed: ${HOSTILE}`,
       recentError: HOSTILE
     }),
-    tables: [['Awaited operations (2 error)', ['Operation', 'Duration', 'Started'], 2]],
+    tables: [['Awaited operations (2 error)', ['Status', 'Operation', 'Duration', 'Started'], 2]],
     timeline: true
   }
 };
@@ -414,7 +414,7 @@ describe('hostile API text in the rendered summary', () => {
   it('stays text in the operation name, cut to 60 characters', () => {
     const readable = `Create branch ${HOSTILE.replace(/[_-]+/g, ' ')}`.replace(/\p{Cc}+/gu, ' ');
     expect(items[0]!.querySelector('strong')!.textContent).toBe(`${readable.slice(0, 59)}…`);
-    const cell = tablesOf(body)[0]!.rows[0]![0]!;
+    const cell = tablesOf(body)[0]!.rows[0]![1]!;
     expect(cell.children).toHaveLength(1);
     expect(cell.textContent).toBe(
       `${cell.querySelector('code')!.textContent}\u00a0${readable.slice(0, 59)}…`

@@ -37,17 +37,15 @@ export interface OperationsTable {
 interface Column {
   header: string;
   cell(op: Operation): string;
-  /** What makes two cells the same, for a column that may be said once; none for one that may not. */
-  key?(op: Operation): string;
-  /** How the shared value is said above the table. */
-  once?(op: Operation): string;
+  /** The value that, shared by every row, is said once above the table instead (`on branch …`). */
+  shared?: { key(op: Operation): string; said(op: Operation): string };
 }
 
 /**
- * A table of operations, one line high per row (two where both the branch and the compute differ
- * from row to row): columns that are empty in every row are left out, columns whose non-empty
- * value is the same in every row are said once in the caption, and errors go in a list under the
- * table. The short id sits in the Operation cell, the whole id in its tooltip. Rows are as given.
+ * A table of operations, one line high per row: columns empty in every row are left out, a branch,
+ * compute or start time that every row shares is said once in the caption, and errors go in a list
+ * under the table. The short id sits in the Operation cell, the whole id in its tooltip. Rows are
+ * as given.
  */
 export function operationsTable(ops: readonly Operation[], options: TableOptions): OperationsTable {
   const { now, errorChars, errorsShown } = options;
@@ -63,24 +61,22 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
   const columns: Column[] = [
     {
       header: 'Status',
-      cell: (op) =>
-        `${statusMarker(status(op))}${NBSP}${escapeText(status(op), 40)}${failures(op, true)}`,
-      key: status
+      cell: (op) => `${statusMarker(status(op))}${NBSP}${escapeText(status(op), 40)}${failures(op)}`
     },
     { header: 'Operation', cell: operationCell },
     {
       header: 'Branch',
       cell: (op) => (op.branch_id ? branchLink(op) : ''),
-      key: (op) => op.branch_id ?? '',
-      once: (op) => `on branch ${branchLink(op)}`
+      shared: { key: (op) => op.branch_id ?? '', said: (op) => `on branch ${branchLink(op)}` }
     },
     {
       header: 'Compute',
       cell: (op) => (op.endpoint_id ? code(op.endpoint_id) : ''),
-      key: (op) => op.endpoint_id ?? '',
-      once: (op) => `compute ${code(op.endpoint_id as string)}`
+      shared: {
+        key: (op) => op.endpoint_id ?? '',
+        said: (op) => `compute ${code(op.endpoint_id as string)}`
+      }
     },
-
     {
       header: 'Duration',
       cell: (op) => {
@@ -93,40 +89,18 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
       header: oneDay ? 'Started' : 'Started (UTC)',
       cell: (op) =>
         oneDay ? utcClock(created(op)) : utc(created(op)).replace(' UTC', '').replace(' ', NBSP),
-      key: (op) => utc(created(op)),
-      once: (op) => `started ${utc(created(op))}`
+      shared: { key: (op) => utc(created(op)), said: (op) => `started ${utc(created(op))}` }
     }
   ];
 
-  let shown: Column[] = [];
-  const failuresColumn: Column = { header: 'Failures', cell: (op) => failures(op, false) };
   const said: string[] = [];
-  for (const column of columns) {
-    const cells = ops.map((op) => column.cell(op));
-    if (column.header !== 'Operation' && cells.every((c) => c === '')) continue;
-    if (column.key && ops.length > 0) {
-      const keys = new Set(ops.map((op) => column.key!(op)).filter(Boolean));
-      if (keys.size === 1) {
-        const first = ops.find((op) => column.key!(op) !== '') as Operation;
-        if (column.once) said.push(column.once(first));
-        continue;
-      }
-    }
-    shown.push(column);
-  }
-  // Failures read best beside the status; when every row has the same status, in their own column.
-  if (!shown.some((c) => c.header === 'Status') && ops.some((op) => op.failures_count))
-    shown.splice(1, 0, failuresColumn);
-  // Both varying, a branch and a compute side by side are too wide for a comment: one above the other.
-  const branch = shown.find((c) => c.header === 'Branch');
-  const compute = shown.find((c) => c.header === 'Compute');
-  if (branch && compute) {
-    const merged: Column = {
-      header: 'Branch / compute',
-      cell: (op) => [branch.cell(op), compute.cell(op)].filter(Boolean).join('<br>')
-    };
-    shown = shown.filter((c) => c !== compute).map((c) => (c === branch ? merged : c));
-  }
+  const shown = columns.filter((column) => {
+    if (column.header !== 'Operation' && ops.every((op) => column.cell(op) === '')) return false;
+    const keys = new Set(ops.map((op) => column.shared?.key(op)).filter(Boolean));
+    if (!column.shared || keys.size !== 1) return true;
+    said.push(column.shared.said(ops.find((op) => column.shared!.key(op)) as Operation));
+    return false;
+  });
   if (oneDay && shown.some((c) => c.header === 'Started'))
     said.push(`started on ${[...days][0]}, times UTC`);
 
@@ -146,12 +120,11 @@ function status(op: Operation): string {
   return op.status ?? 'not seen';
 }
 
-/** `2`, or beside a status `(2 failures)`; nothing for none. */
-function failures(op: Operation, besideStatus: boolean): string {
+/** `(2 failures)` beside a status; nothing for none. */
+function failures(op: Operation, space = NBSP): string {
   if (!op.failures_count) return '';
   const count = escapeText(String(op.failures_count), 12);
-  if (!besideStatus) return count;
-  return `${NBSP}(${count}${NBSP}failure${op.failures_count === 1 ? '' : 's'})`;
+  return `${space}(${count}${space}failure${op.failures_count === 1 ? '' : 's'})`;
 }
 
 /** The short id as inline code, the whole id in its tooltip. */
@@ -164,13 +137,9 @@ export function idCode(op: Operation): string {
  * its error on one list item, for the list of failing operations and for errors under a table.
  */
 export function errorItem(op: Operation, errorChars: number): string {
-  const status = op.status ?? 'not seen';
-  const failures = op.failures_count
-    ? ` (${escapeText(String(op.failures_count), 12)} failure${op.failures_count === 1 ? '' : 's'})`
-    : '';
   const error = op.error && errorChars > 0 ? `: ${escapeText(op.error, errorChars)}` : '';
   const name = op.action ? ` **${escapeText(actionName(op.action), 60)}**` : '';
-  return `- ${statusMarker(status)} ${idCode(op)}${name} ${escapeText(status, 40)}${failures}${error}`;
+  return `- ${statusMarker(status(op))} ${idCode(op)}${name} ${escapeText(status(op), 40)}${failures(op, ' ')}${error}`;
 }
 
 /** `` `1a2b3c4d` Create branch ``: the short id, then what the operation does. */
