@@ -83,32 +83,22 @@ export function renderTimeline(
   return lines;
 }
 
-/** Axis ticks no closer than the labels can be told apart (whole seconds) and at most about 10. */
-const TICKS: Array<[number, string]> = [
-  [1, 'second'],
-  [2, 'second'],
-  [5, 'second'],
-  [10, 'second'],
-  [15, 'second'],
-  [30, 'second'],
-  [60, 'minute'],
-  [120, 'minute'],
-  [300, 'minute'],
-  [600, 'minute'],
-  [900, 'minute'],
-  [1800, 'minute'],
-  [3600, 'hour'],
-  [7200, 'hour'],
-  [10_800, 'hour'],
-  [21_600, 'hour'],
-  [43_200, 'hour'],
+/** Axis ticks, in seconds: no closer than the labels can be told apart (whole seconds), at most about 10. */
+const TICKS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+  604_800
+];
+const UNITS: Array<[number, string]> = [
+  [7 * 86_400, 'week'],
   [86_400, 'day'],
-  [7 * 86_400, 'week']
+  [3600, 'hour'],
+  [60, 'minute'],
+  [1, 'second']
 ];
 
 export function tickInterval(spanMs: number): string {
-  const [seconds, unit] = TICKS.find(([s]) => spanMs / (s * 1000) <= 10) ?? [30 * 86_400, 'day'];
-  const per = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 7 * 86_400 }[unit] as number;
+  const seconds = TICKS.find((s) => spanMs / (s * 1000) <= 10) ?? 30 * 86_400;
+  const [per, unit] = UNITS.find(([u]) => seconds % u === 0) as [number, string];
   return `${seconds / per}${unit}`;
 }
 
