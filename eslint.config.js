@@ -13,7 +13,7 @@ export default tseslint.config(
     }
   },
   {
-    files: ['scripts/**', 'simulator/**', '__tests__/**'],
+    files: ['scripts/**', 'simulator/**', 'bench/**', '__tests__/**'],
     rules: { 'no-console': 'off' }
   }
 );

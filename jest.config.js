@@ -7,7 +7,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }]
   },
-  testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+  testMatch: ['<rootDir>/__tests__/**/*.test.ts', '<rootDir>/bench/**/*.test.ts'],
   testTimeout: 60000,
   // Most suites wait on child processes, servers and timers, not on the CPU: three workers on a
   // 2-core machine halve the wall time.

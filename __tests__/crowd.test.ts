@@ -4,7 +4,7 @@
  * with exactly those limits, on simulated time (about five minutes of waiting in seconds).
  */
 import { describe, expect, it } from '@jest/globals';
-import { actionPeer, crowdOfOneAccount, runPeer } from '../simulator/peers.js';
+import { actionPeer, crowdOfOneAccount, runPeer } from '../bench/peers.js';
 
 describe('a crowd of 100 jobs of one account (simulated time)', () => {
   it.each([7, 11, 23])(

@@ -1,12 +1,35 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { withTables } from '../scripts/readme-tables.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const actionYml = readFileSync(join(root, 'action.yml'), 'utf8');
+
+/** The Markdown a user reads: the README, CONTRIBUTING and every page under docs/. */
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+];
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+
+const anchorsOf = (markdown: string): Set<string> =>
+  new Set(
+    [...markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+      slug(m[1] as string)
+    )
+  );
 
 describe('README', () => {
   it('has the inputs and outputs tables of action.yml (npm run docs rewrites them)', () => {
@@ -22,6 +45,20 @@ describe('README', () => {
     }
   });
 
+  it("states each input's default in its description (the table has no default column)", () => {
+    const action = parse(actionYml) as {
+      inputs: Record<string, { description: string; required?: boolean; default?: string }>;
+    };
+    for (const [name, input] of Object.entries(action.inputs)) {
+      const text = `${name}: ${input.description}`;
+      if (input.required) expect(text).toContain(`${name}: Required.`);
+      else if (input.default) {
+        const value = input.default.replace(/^\$\{\{ (.*) \}\}$/, '$1');
+        expect(text).toContain(`Default \`${value}\``);
+      } else expect(text).toMatch(/Default( none|:)/);
+    }
+  });
+
   it('starts with the two commands that work on a fresh machine', () => {
     const firstBlock = readme.slice(
       readme.indexOf('```sh'),
@@ -29,5 +66,24 @@ describe('README', () => {
     );
     expect(firstBlock).toContain('npm ci && npm run demo');
     expect(firstBlock).toContain('npm test');
+  });
+
+  it('is read in minutes: at most 20 kB, the detail in docs/', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(20_000);
+  });
+
+  it.each(pages)('%s: every relative link names a file, and a heading there', (page) => {
+    const text = readFileSync(join(root, page), 'utf8');
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string);
+    const broken = links
+      .filter((link) => !/^[a-z]+:/i.test(link))
+      .filter((link) => {
+        const [path, anchor] = link.split('#') as [string, string | undefined];
+        const target = path === '' ? join(root, page) : resolve(root, dirname(page), path);
+        if (!existsSync(target)) return true;
+        if (anchor === undefined) return false;
+        return !anchorsOf(readFileSync(target, 'utf8')).has(anchor);
+      });
+    expect(broken).toEqual([]);
   });
 });

@@ -6,11 +6,11 @@ import {
   type OperationScript,
   project,
   type Scenario
-} from './scenario.js';
-import { NEON_RATE_LIMIT, type Simulator, startSimulator } from './server.js';
+} from '../simulator/scenario.js';
+import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import type { WaitResult } from '../src/wait/wait.js';
-import { engineWait, prng } from './simulated-wait.js';
-import { VirtualTime } from './virtual-time.js';
+import { engineWait, prng } from '../simulator/simulated-wait.js';
+import { VirtualTime } from '../simulator/virtual-time.js';
 
 /**
  * The action's engine and the ways people wait for Neon operations today, run side by side against

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: how fast the action notices the end of an operation, what it costs and how it
  * copes with faults and a crowd, side by side with the ways people wait today (see
- * simulator/peers.ts): `@neon/sdk`'s `operations.waitFor` (its real code), a fixed 5 s loop, and
+ * bench/peers.ts): `@neon/sdk`'s `operations.waitFor` (its real code), a fixed 5 s loop, and
  * the 100 ms loop without a cap of a community Terraform provider. Everything runs against the
  * local simulator with Neon's rate limits (700 requests a minute per account, 40 a second per
  * route), on simulated time, so minutes of polling take a moment.
@@ -27,7 +27,7 @@ import {
   type JobSpec,
   PEERS,
   runPeer
-} from '../simulator/peers.js';
+} from './peers.js';
 import { prng } from '../simulator/simulated-wait.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

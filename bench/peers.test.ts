@@ -14,7 +14,7 @@ import {
   runPeer,
   sdkPeer,
   terraformLoopPeer
-} from '../simulator/peers.js';
+} from './peers.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 
 const PROJECT = 'peer-project-1';
