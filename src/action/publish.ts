@@ -75,18 +75,14 @@ async function writeComment(
   report: Report,
   signal?: AbortSignal
 ): Promise<string> {
-  const target = commentTarget({
-    token: settings.githubToken ?? '',
-    eventName: process.env.GITHUB_EVENT_NAME ?? '',
-    eventPath: process.env.GITHUB_EVENT_PATH,
-    repository: process.env.GITHUB_REPOSITORY
-  });
-  if (!target) return '';
   try {
-    // Loaded only here: most runs write no comment and need not pay for Octokit's start-up.
-    const { getOctokit } = await import('@actions/github');
+    // Loaded only here: `context` comes with Octokit, and most runs write no comment.
+    const { context, getOctokit } = await import('@actions/github');
+    const token = settings.githubToken ?? '';
+    const target = commentTarget(context, token);
+    if (!target) return '';
     const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(settings.githubToken ?? '', {
+    const octokit = getOctokit(token, {
       request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
     });
     const comment = await upsertComment(octokit, target, {
