@@ -1,27 +1,24 @@
 import { createHash } from 'node:crypto';
 import type * as github from '@actions/github';
 import * as log from './log.js';
+import { type Report, stableView } from '../report/model.js';
+import { renderComment } from '../report/summary.js';
 import { redact } from '../util/redact.js';
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
 const MARKER_PREFIX = '<!-- neon-operations-wait-action';
 /** The PR comment is a report: it may not hold the step for longer than this. */
-export const COMMENT_BUDGET_MS = 20_000;
+const COMMENT_BUDGET_MS = 20_000;
 /** Pages of 100 comments read at most when looking for ours (a PR with 3,000 comments is rare). */
-export const MAX_COMMENT_PAGES = 30;
+const MAX_COMMENT_PAGES = 30;
 
-export type Octokit = ReturnType<typeof github.getOctokit>;
+type Octokit = ReturnType<typeof github.getOctokit>;
 export type GitHubContext = Pick<typeof github.context, 'eventName' | 'payload' | 'issue' | 'repo'>;
 
-export interface CommentTarget {
+interface CommentTarget {
   owner: string;
   repo: string;
   issueNumber: number;
-}
-
-export interface CommentResult {
-  url: string;
-  action: 'created' | 'updated' | 'unchanged';
 }
 
 /**
@@ -55,8 +52,74 @@ export function readMarker(body: string, tag: string): { digest: string } | unde
   return digest ? { digest } : undefined;
 }
 
+interface ListedComment {
+  id: number;
+  body?: string | null;
+  html_url: string;
+  user: { login: string } | null;
+}
+
+/**
+ * Creates or updates one sticky comment on the pull request and returns its URL ('' when none was
+ * written, with a notice or a warning saying why: a report never fails the step). The comment is
+ * found by the marker with this tag AND by its author being this token's identity: GraphQL
+ * `viewer { login }`, which answers for every kind of token (GITHUB_TOKEN and App installation
+ * tokens as `<app>[bot]`, where REST `GET /user` answers 403). A comment by anyone else is never
+ * edited, even one holding a copied marker, whatever the token may edit.
+ */
+export async function writeComment(
+  options: { token: string; tag: string },
+  report: Report,
+  signal?: AbortSignal
+): Promise<string> {
+  let target: CommentTarget | undefined;
+  try {
+    // Loaded only here: `context` comes with Octokit, and most runs write no comment.
+    const { context, getOctokit } = await import('@actions/github');
+    target = commentTarget(context, options.token);
+    if (!target) return '';
+    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
+    const octokit = getOctokit(options.token, {
+      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
+    });
+    // What the report says, without times: an unchanged digest leaves the comment as it is.
+    const digest = digestOf(stableView(report));
+    const body = `${marker(options.tag, digest)}\n${redact(renderComment(report))}`;
+    const me = await identity(octokit);
+    const mine = me
+      ? (await ourComments(octokit, target, options.tag)).find((c) => c.user?.login === me)
+      : undefined;
+    if (mine && readMarker(mine.body ?? '', options.tag)?.digest === digest) {
+      log.info(`The PR comment is up to date: ${mine.html_url}`);
+      return mine.html_url;
+    }
+    const { owner, repo, issueNumber } = target;
+    const { data } = mine
+      ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body })
+      : await octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body });
+    log.info(`${mine ? 'Updated the PR comment' : 'Commented on the PR'}: ${data.html_url}`);
+    return data.html_url;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (target && (status === 403 || status === 404)) {
+      log.warning(
+        `The token may not write comments on pull request #${target.issueNumber} (HTTP ${status}). ` +
+          "Give the job 'permissions: pull-requests: write'; on pull requests from forks the token is read-only, " +
+          'so use the pull_request_target event (with care) or leave comment_on_pr off there. The job summary has the report.',
+        'PR comment not written'
+      );
+    } else {
+      log.warning(
+        `Could not write the PR comment: ${redact((error as Error).message ?? String(error))}`,
+        'PR comment not written'
+      );
+    }
+    return '';
+  }
+}
+
 /** Where the comment goes, or undefined (with a notice or warning saying why no comment is written). */
-export function commentTarget(context: GitHubContext, token: string): CommentTarget | undefined {
+function commentTarget(context: GitHubContext, token: string): CommentTarget | undefined {
   const issueNumber = pullRequestOf(context);
   if (issueNumber === undefined) {
     log.notice(
@@ -69,79 +132,6 @@ export function commentTarget(context: GitHubContext, token: string): CommentTar
     return undefined;
   }
   return { ...context.repo, issueNumber };
-}
-
-interface ListedComment {
-  id: number;
-  body?: string | null;
-  html_url: string;
-  user: { login: string } | null;
-}
-
-/**
- * Creates or updates one sticky comment on the pull request. The comment is found by the marker
- * with this tag AND by its author being this token's identity: GraphQL `viewer { login }`, which
- * answers for every kind of token (GITHUB_TOKEN and App installation tokens as `<app>[bot]`, where
- * REST `GET /user` answers 403). A comment by anyone else is never edited, even one holding a
- * copied marker, whatever the token may edit. Problems are warnings: a report never fails the step.
- */
-export async function upsertComment(
-  octokit: Octokit,
-  target: CommentTarget,
-  options: {
-    tag: string;
-    body: string;
-    /** What the body says, without times: an unchanged digest leaves the comment as it is. */
-    digestSource: string;
-  }
-): Promise<CommentResult | undefined> {
-  const { owner, repo, issueNumber } = target;
-  const digest = digestOf(options.digestSource);
-  const body = `${marker(options.tag, digest)}\n${options.body}`;
-  try {
-    const me = await identity(octokit);
-    const mine = me
-      ? (await ourComments(octokit, target, options.tag)).find((c) => c.user?.login === me)
-      : undefined;
-    if (mine && readMarker(mine.body ?? '', options.tag)?.digest === digest) {
-      log.info(`The PR comment is up to date: ${mine.html_url}`);
-      return { url: mine.html_url, action: 'unchanged' };
-    }
-    if (mine) {
-      const { data } = await octokit.rest.issues.updateComment({
-        owner,
-        repo,
-        comment_id: mine.id,
-        body
-      });
-      log.info(`Updated the PR comment: ${data.html_url}`);
-      return { url: data.html_url, action: 'updated' };
-    }
-    const { data } = await octokit.rest.issues.createComment({
-      owner,
-      repo,
-      issue_number: issueNumber,
-      body
-    });
-    log.info(`Commented on the PR: ${data.html_url}`);
-    return { url: data.html_url, action: 'created' };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 403 || status === 404) {
-      log.warning(
-        `The token may not write comments on pull request #${issueNumber} (HTTP ${status}). ` +
-          "Give the job 'permissions: pull-requests: write'; on pull requests from forks the token is read-only, " +
-          'so use the pull_request_target event (with care) or leave comment_on_pr off there. The job summary has the report.',
-        'PR comment not written'
-      );
-    } else {
-      log.warning(
-        `Could not write the PR comment: ${redact((error as Error).message ?? String(error))}`,
-        'PR comment not written'
-      );
-    }
-    return undefined;
-  }
 }
 
 /**

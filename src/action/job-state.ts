@@ -10,16 +10,14 @@ import * as log from './log.js';
  * What the main step hands the post step, through the runner's state file (`core.saveState` in
  * the main step, `STATE_*` in the post step): that the main step ran, and with `watch_job` where
  * the job's operations begin and what the main step decided. A state file that cannot be written
- * (a directory, a full disk) costs `watch_job` only, with a warning: never the step's verdict.
+ * (a directory, a full disk) costs the hand-over only, with a warning: never the step's verdict.
  */
 const MAIN_RAN = 'main_ran';
 const JOB_MARK = 'job_mark';
 const MAIN_VERDICT = 'main_verdict';
-/** The main step's failure as the post step shows it: enough to read, small enough for the state file. */
-const VERDICT_CHARS = 2000;
 
 let unwritable = false;
-/** The main step saved a mark: the post step will run, and wants the verdict too. */
+/** A mark was saved: the post step will watch the job, and shows this step's verdict too. */
 let markSaved = false;
 
 function save(name: string, value: string): boolean {
@@ -30,8 +28,9 @@ function save(name: string, value: string): boolean {
   } catch (error) {
     unwritable = true;
     log.warning(
-      `GITHUB_STATE cannot be written (${(error as Error).message}): this step's report is complete, ` +
-        'but watch_job cannot hand the job to the post step, which will not know this step ran.',
+      `GITHUB_STATE cannot be written (${(error as Error).message}). This step reports as usual, but ` +
+        'the post step cannot learn that it ran: watch_job cannot follow the job, and the post step ' +
+        'may run this check again.',
       'watch_job unavailable'
     );
     return false;
@@ -39,41 +38,29 @@ function save(name: string, value: string): boolean {
 }
 
 /** True in the post step: the main step of this action has run in this job. */
-export function isPostStep(): boolean {
-  return core.getState(MAIN_RAN) === 'true';
-}
+export const isPostStep = (): boolean => core.getState(MAIN_RAN) === 'true';
 
-export function markMainStep(): void {
-  save(MAIN_RAN, 'true');
-}
+export const markMainStep = (): void => void save(MAIN_RAN, 'true');
 
 export function saveJobMark(mark: JobMark): void {
   markSaved = save(JOB_MARK, encodeMark(mark));
 }
 
 /** The mark the main step saved; undefined without `watch_job` (the post step then does nothing). */
-export function savedJobMark(): JobMark | undefined {
-  return decodeMark(core.getState(JOB_MARK));
-}
+export const savedJobMark = (): JobMark | undefined => decodeMark(core.getState(JOB_MARK));
 
-/** After the main step of `watch_job` reported: its verdict, for the post step's report of the job. */
+/** The main step's verdict, bounded, once it reported (with `watch_job` and ids to wait for). */
 export function saveMainVerdict(report: Report): void {
   if (!markSaved || report.status === WAIT_STATUS.watching) return;
-  const verdict: MainVerdict = {
-    status: truncate(report.status, 100),
-    failure: report.failure ? truncate(report.failure, VERDICT_CHARS) : undefined
-  };
-  save(MAIN_VERDICT, JSON.stringify(verdict));
+  const failure = report.failure && truncate(report.failure, 2000);
+  save(MAIN_VERDICT, JSON.stringify({ status: truncate(report.status, 100), failure }));
 }
 
 export function savedMainVerdict(): MainVerdict | undefined {
   try {
-    const value = JSON.parse(core.getState(MAIN_VERDICT) || 'null') as Partial<MainVerdict> | null;
-    if (typeof value?.status !== 'string') return undefined;
-    return {
-      status: value.status,
-      failure: typeof value.failure === 'string' ? value.failure : undefined
-    };
+    const { status, failure } = JSON.parse(core.getState(MAIN_VERDICT)) as Partial<MainVerdict>;
+    if (typeof status !== 'string') return undefined;
+    return { status, failure: typeof failure === 'string' ? failure : undefined };
   } catch {
     return undefined;
   }

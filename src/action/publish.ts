@@ -1,12 +1,11 @@
 import * as core from '@actions/core';
 import type { Report } from '../report/model.js';
-import { stableView } from '../report/model.js';
 import { escapeText } from '../report/markdown.js';
-import { renderComment, renderSummary } from '../report/summary.js';
+import { renderSummary } from '../report/summary.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { WAIT_STATUS } from '../wait/status.js';
-import { COMMENT_BUDGET_MS, commentTarget, upsertComment } from './comment.js';
+import { writeComment } from './comment.js';
 import * as log from './log.js';
 import { setOutputs } from './outputs.js';
 import type { Settings } from '../settings.js';
@@ -31,7 +30,8 @@ export async function publish(
   await writeSummary(summary);
   let commentUrl = '';
   if (settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted) {
-    commentUrl = await writeComment(settings, report, signal);
+    const target = { token: settings.githubToken ?? '', tag: settings.commentTag ?? '' };
+    commentUrl = await writeComment(target, report, signal);
   }
   const outputError = setOutputs(report, summary, commentUrl);
   if (outputError)
@@ -67,32 +67,5 @@ async function writeSummary(summary: string): Promise<void> {
       `Could not write the job summary: ${(error as Error).message}`,
       'Summary not written'
     );
-  }
-}
-
-async function writeComment(
-  settings: PublishSettings,
-  report: Report,
-  signal?: AbortSignal
-): Promise<string> {
-  try {
-    // Loaded only here: `context` comes with Octokit, and most runs write no comment.
-    const { context, getOctokit } = await import('@actions/github');
-    const token = settings.githubToken ?? '';
-    const target = commentTarget(context, token);
-    if (!target) return '';
-    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(token, {
-      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
-    });
-    const comment = await upsertComment(octokit, target, {
-      tag: settings.commentTag ?? '',
-      body: redact(renderComment(report)),
-      digestSource: stableView(report)
-    });
-    return comment?.url ?? '';
-  } catch (error) {
-    log.warning(`Could not write the PR comment: ${(error as Error).message}`);
-    return '';
   }
 }
