@@ -52,13 +52,6 @@ export function readMarker(body: string, tag: string): { digest: string } | unde
   return digest ? { digest } : undefined;
 }
 
-interface ListedComment {
-  id: number;
-  body?: string | null;
-  html_url: string;
-  user: { login: string } | null;
-}
-
 /**
  * Creates or updates one sticky comment on the pull request and returns its URL ('' when none was
  * written, with a notice or a warning saying why: a report never fails the step). The comment is
@@ -86,9 +79,7 @@ export async function writeComment(
     const digest = digestOf(stableView(report));
     const body = `${marker(options.tag, digest)}\n${redact(renderComment(report))}`;
     const me = await identity(octokit);
-    const mine = me
-      ? (await ourComments(octokit, target, options.tag)).find((c) => c.user?.login === me)
-      : undefined;
+    const mine = me ? await ourComment(octokit, target, options.tag, me) : undefined;
     if (mine && readMarker(mine.body ?? '', options.tag)?.digest === digest) {
       log.info(`The PR comment is up to date: ${mine.html_url}`);
       return mine.html_url;
@@ -135,15 +126,10 @@ function commentTarget(context: GitHubContext, token: string): CommentTarget | u
 }
 
 /**
- * The PR's comments that hold our marker for this tag, oldest first. Reading stops after
+ * The oldest comment of the PR by `author` that holds our marker for this tag. Reading stops after
  * MAX_COMMENT_PAGES pages, and when GitHub's `Link: rel=next` points at a page already read.
  */
-async function ourComments(
-  octokit: Octokit,
-  target: CommentTarget,
-  tag: string
-): Promise<ListedComment[]> {
-  const found: ListedComment[] = [];
+async function ourComment(octokit: Octokit, target: CommentTarget, tag: string, author: string) {
   const pagesRead = new Set<string>();
   const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
     owner: target.owner,
@@ -152,14 +138,15 @@ async function ourComments(
     per_page: 100
   });
   for await (const page of pages) {
-    for (const comment of page.data as ListedComment[]) {
-      if (typeof comment.body === 'string' && readMarker(comment.body, tag)) found.push(comment);
-    }
+    const mine = page.data.find(
+      (c) => c.user?.login === author && readMarker(c.body ?? '', tag) !== undefined
+    );
+    if (mine) return mine;
     const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1];
-    if (!next || pagesRead.has(next) || pagesRead.size + 1 >= MAX_COMMENT_PAGES) break;
+    if (!next || pagesRead.has(next) || pagesRead.size + 1 >= MAX_COMMENT_PAGES) return undefined;
     pagesRead.add(next);
   }
-  return found;
+  return undefined;
 }
 
 /**

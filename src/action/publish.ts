@@ -28,11 +28,11 @@ export async function publish(
   const deferred = report.status === WAIT_STATUS.watching;
   const summary = settings.summary && !deferred ? safeSummary(report) : '';
   await writeSummary(summary);
-  let commentUrl = '';
-  if (settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted) {
-    const target = { token: settings.githubToken ?? '', tag: settings.commentTag ?? '' };
-    commentUrl = await writeComment(target, report, signal);
-  }
+  const comment = { token: settings.githubToken ?? '', tag: settings.commentTag ?? '' };
+  const commentUrl =
+    settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted
+      ? await writeComment(comment, report, signal)
+      : '';
   const outputError = setOutputs(report, summary, commentUrl);
   if (outputError)
     log.warning(`Could not set the outputs: ${outputError.message}`, 'Outputs not written');
