@@ -1,20 +1,54 @@
-import { describe, expect, it } from '@jest/globals';
-import { digestOf, marker, pullRequestOf, readMarker } from '../src/action/comment.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { context } from '@actions/github';
+import {
+  digestOf,
+  type GitHubContext,
+  marker,
+  pullRequestOf,
+  readMarker
+} from '../src/action/comment.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'comment-test-'));
+const savedEnv = { ...process.env };
+// Read by `context.repo` (and so `context.issue`) when asked, not when the context is made.
+process.env.GITHUB_REPOSITORY = 'octo-org/octo-repo';
+afterAll(() => {
+  process.env = savedEnv;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `@actions/github`'s own Context, read from an event as the runner passes it. */
+function contextOf(eventName: string, payload: unknown): GitHubContext {
+  const path = join(dir, 'event.json');
+  writeFileSync(path, JSON.stringify(payload));
+  const saved = { ...process.env };
+  Object.assign(process.env, { GITHUB_EVENT_PATH: path, GITHUB_EVENT_NAME: eventName });
+  try {
+    return new (context.constructor as new () => GitHubContext)();
+  } finally {
+    process.env = saved;
+  }
+}
+
+const prOf = (eventName: string, payload: unknown) => pullRequestOf(contextOf(eventName, payload));
 
 describe('pullRequestOf', () => {
   it.each(['pull_request', 'pull_request_target'])('reads the PR number of a %s event', (event) => {
-    expect(pullRequestOf(event, { number: 42, pull_request: { number: 42 } })).toBe(42);
+    expect(prOf(event, { number: 42, pull_request: { number: 42 } })).toBe(42);
   });
 
   it.each(['pull_request', 'pull_request_target'])(
     'falls back to the top-level number of a %s event',
     (event) => {
-      expect(pullRequestOf(event, { number: 7 })).toBe(7);
+      expect(prOf(event, { number: 7 })).toBe(7);
     }
   );
 
   it('prefers pull_request.number over the top-level number', () => {
-    expect(pullRequestOf('pull_request', { number: 1, pull_request: { number: 2 } })).toBe(2);
+    expect(prOf('pull_request', { number: 1, pull_request: { number: 2 } })).toBe(2);
   });
 
   it.each([
@@ -22,7 +56,7 @@ describe('pullRequestOf', () => {
     ['a string number', { number: '42' }],
     ['a string pull_request.number', { pull_request: { number: '42' } }]
   ])('gives undefined for a pull_request event with %s', (_name, payload) => {
-    expect(pullRequestOf('pull_request', payload)).toBeUndefined();
+    expect(prOf('pull_request', payload)).toBeUndefined();
   });
 
   it('reads an issue_comment on a pull request', () => {
@@ -30,25 +64,23 @@ describe('pullRequestOf', () => {
       issue: { number: 17, pull_request: { url: 'https://api.github.com/repos/o/r/pulls/17' } },
       comment: { body: 'hi' }
     };
-    expect(pullRequestOf('issue_comment', payload)).toBe(17);
+    expect(prOf('issue_comment', payload)).toBe(17);
   });
 
   it('gives undefined for an issue_comment on a plain issue', () => {
-    expect(pullRequestOf('issue_comment', { issue: { number: 17 } })).toBeUndefined();
-    expect(
-      pullRequestOf('issue_comment', { issue: { number: 17, pull_request: null } })
-    ).toBeUndefined();
+    expect(prOf('issue_comment', { issue: { number: 17 } })).toBeUndefined();
+    expect(prOf('issue_comment', { issue: { number: 17, pull_request: null } })).toBeUndefined();
   });
 
   it('gives undefined for an issue_comment without an issue', () => {
-    expect(pullRequestOf('issue_comment', {})).toBeUndefined();
+    expect(prOf('issue_comment', {})).toBeUndefined();
   });
 
   it.each(['push', 'schedule', 'workflow_dispatch', 'issues', ''])(
     'gives undefined for a %j event, even with a number in the payload',
     (event) => {
       expect(
-        pullRequestOf(event, { number: 3, pull_request: { number: 3 }, issue: { number: 3 } })
+        prOf(event, { number: 3, pull_request: { number: 3 }, issue: { number: 3 } })
       ).toBeUndefined();
     }
   );

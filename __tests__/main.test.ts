@@ -235,4 +235,30 @@ describe('run() when what it follows is deleted', () => {
     );
     expect(sim.requests.filter((r) => r.status === 404)).toHaveLength(1);
   });
+
+  it('with watch_job, leaves the post step the mark and then its verdict, bounded', async () => {
+    const ops = Array.from({ length: 10 }, () =>
+      operation(PROJECT, 'apply_config', [
+        [0, 'running'],
+        [200, 'error', { error: `role exists ${'x'.repeat(10_000)}` }]
+      ])
+    );
+    sim = await simulate(ops);
+    const given = JSON.stringify(
+      ops.map((op) => ({ id: op.id, project_id: PROJECT, action: op.action, status: 'running' }))
+    );
+    core.reset(inputs({ operations: given, watch_job: 'true' }));
+    await run();
+    expect(core.outputs().status).toBe('error');
+    const saved = Object.fromEntries(core.saveState.mock.calls.map(([k, v]) => [k, String(v)]));
+    expect(Object.keys(saved)).toEqual(['job_mark', 'main_verdict']);
+    const verdict = JSON.parse(saved.main_verdict as string) as { status: string; failure: string };
+    expect(verdict.status).toBe('error');
+    // Ten failures of 300 characters each are more than the post step needs to show.
+    expect(String(core.error.mock.calls[0]?.[0]).length).toBeGreaterThan(3000);
+    expect(verdict.failure).toMatch(
+      /^Operation\(s\) did not succeed: apply_config .*role exists x+/
+    );
+    expect(verdict.failure.length).toBe(2000);
+  });
 });

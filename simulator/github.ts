@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * A local stand-in for the GitHub REST endpoints the PR comment uses: GET /user, list (paginated
- * with a Link header, as Octokit's paginate expects), create and update issue comments. Point
- * `GITHUB_API_URL` at `url`.
+ * A local stand-in for the GitHub endpoints the PR comment uses: GraphQL `viewer { login }`,
+ * GET /user, list (paginated with a Link header, as Octokit's paginate expects), create and update
+ * issue comments. Point `GITHUB_API_URL` at `url`.
  */
 export interface FakeComment {
   id: number;
@@ -18,8 +18,10 @@ export interface FakeComment {
 export interface TokenScript {
   /** The login GET /user answers with; undefined answers 403 as GITHUB_TOKEN and App tokens do. */
   login?: string;
-  /** The login comments are written under. */
+  /** The login comments are written under, and GraphQL `viewer { login }` answers with. */
   author: string;
+  /** GraphQL answers with an error instead of the viewer (a token or a server that will not say). */
+  noViewer?: boolean;
   /** Writes answer 403 "Resource not accessible by integration" (a fork PR's token). */
   readOnly?: boolean;
 }
@@ -39,8 +41,9 @@ export interface FakeGitHubOptions {
 
 /**
  * Tokens as GitHub has them: a personal token (GET /user answers its login), GITHUB_TOKEN and a
- * GitHub App's installation token (GET /user answers 403; comments are written by `<app>[bot]`).
- * A token may edit only comments written under its own author.
+ * GitHub App's installation token (GET /user answers 403; comments are written by `<app>[bot]`);
+ * GraphQL `viewer` answers every one. Any token that may write may also edit any comment, as a
+ * token with admin rights on the repository may: whose comment is edited is the action's call.
  */
 export async function startFakeGitHub(
   tokens: Record<string, TokenScript>,
@@ -92,6 +95,12 @@ export async function startFakeGitHub(
       if (!who.login) return send(403, { message: 'Resource not accessible by integration' });
       return send(200, { login: who.login, type: 'User' });
     }
+    if (req.method === 'POST' && url.pathname === '/graphql') {
+      const { query } = await readBody(req);
+      if (who.noViewer || typeof query !== 'string' || !/\bviewer\s*\{\s*login\s*\}/.test(query))
+        return send(200, { data: null, errors: [{ message: 'Something went wrong' }] });
+      return send(200, { data: { viewer: { login: who.author } } });
+    }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     if (list && req.method === 'GET') {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
@@ -122,8 +131,6 @@ export async function startFakeGitHub(
       if (who.readOnly) return send(403, { message: 'Resource not accessible by integration' });
       const comment = comments.find((c) => c.id === Number(one[3]));
       if (!comment) return send(404, { message: 'Not Found' });
-      if (comment.user.login !== who.author)
-        return send(403, { message: 'Must have admin rights to Repository.' });
       const body = await readBody(req);
       if (typeof body.body !== 'string' || body.body.length > 65_536) {
         return send(422, {

@@ -5,13 +5,15 @@ import { runPost } from './post.js';
 import { redact } from './util/redact.js';
 
 // The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
-// then report what was seen.
+// then report what was seen. Every signal is caught, not only the first: a second one must not
+// reach Node's default handler and end the process before the report is out.
 const controller = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
 
 // action.yml runs this file as the main step and again as the post step (post-if: always()).
-const step = isPostStep() ? runPost : (markMainStep(), run);
-step(controller.signal).catch((error: unknown) => {
+const post = isPostStep();
+if (!post) markMainStep();
+(post ? runPost : run)(controller.signal).catch((error: unknown) => {
   // Only a bug gets here; keep the message, drop the stack.
   core.setFailed(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`);
 });

@@ -286,7 +286,7 @@ describe('sticky PR comment', () => {
     expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
   });
 
-  it('keeps separate comments per comment_tag and uses GET /user for a personal token', async () => {
+  it('keeps separate comments per comment_tag and asks GraphQL viewer who a personal token is', async () => {
     github = await fakeGitHub();
     const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
     sim = await simulate([op]);
@@ -295,7 +295,7 @@ describe('sticky PR comment', () => {
     await runAction(commentInputs(sim, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
     expect(github.comments).toHaveLength(2);
     expect(github.comments.every((c) => c.user.login === 'octocat')).toBe(true);
-    expect(github.requests.some((r) => r.path === '/user' && r.status === 200)).toBe(true);
+    expect(github.requests.some((r) => r.path === '/graphql' && r.status === 200)).toBe(true);
   });
 
   it('updates its one comment with a GitHub App token, and never edits a person’s or another bot’s', async () => {

@@ -3,6 +3,7 @@
  * (the same inputs; the post step gets what the main step saved in GITHUB_STATE as STATE_*), with
  * operations started between them, as a job's other steps would.
  */
+import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
 import { operation } from '../../simulator/scenario.js';
@@ -135,6 +136,96 @@ describe('watch_job', () => {
     const post = await runAction({ inputs: inputs(sim, more), event: pr, env, state: main.state });
     expect(post.outputs.comment_url).toBe(github.comments[0]?.html_url);
     expect(github.comments[0]?.body).toContain(op.id.slice(0, 8));
+  });
+
+  it('shows the whole job in the PR comment: the main step failed, the post step saw nothing more', async () => {
+    github = await startFakeGitHub({ ghs_token: { author: 'github-actions[bot]' } });
+    const awaited = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [300, 'error', { error: 'role exists' }]
+    ]);
+    sim = await simulate([awaited]);
+    const pr = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
+    const more = { comment_on_pr: 'true', github_token: 'ghs_token', operation_id: awaited.id };
+    const env = { GITHUB_API_URL: github.url };
+    const main = await runAction({ inputs: inputs(sim, more), event: pr, env });
+    expect(main.code).toBe(1);
+    expect(github.comments[0]?.body).toMatch(/### ❌ .*: error/);
+
+    const post = await runAction({ inputs: inputs(sim, more), event: pr, env, state: main.state });
+    // The post step saw nothing wrong itself: it does not fail the job a second time…
+    expect(post.code).toBe(0);
+    expect(workflowCommands(post.stdout).filter((l) => l.startsWith('::error'))).toEqual([]);
+    // …but the comment and the summary keep the main step's verdict beside what it saw.
+    expect(github.comments).toHaveLength(1);
+    for (const text of [github.comments[0]?.body ?? '', post.summary]) {
+      expect(text).toMatch(/### ❌ .*: error/);
+      expect(text).toMatch(/Main step: ❌ error · .*role exists/);
+      expect(text).toContain('This job started no operation.');
+      expect(text).not.toMatch(/✅ .*idle/);
+    }
+  });
+
+  it.each<[string, { env?: Record<string, string>; inputs?: Record<string, string> }, RegExp]>([
+    [
+      'a later step set an unusable HTTPS_PROXY',
+      { env: { HTTPS_PROXY: 'not a url' } },
+      /::error::HTTPS_PROXY \/ HTTP_PROXY does not hold a usable proxy URL/
+    ],
+    [
+      'since went out of bounds during the job',
+      { inputs: { since: '2001-01-01T00:00:00Z' } },
+      /::error::Input 'since' must be an ISO 8601 time/
+    ]
+  ])('is not silent when it cannot watch: %s', async (_name, change, error) => {
+    sim = await simulate([]);
+    const main = await runAction({ inputs: inputs(sim) });
+    expect(main.outputs.status).toBe('watching');
+    const requests = sim.requests.length;
+    const post = await runAction({
+      inputs: inputs(sim, change.inputs),
+      env: change.env,
+      state: main.state
+    });
+    expect(post.code).toBe(1);
+    expect(post.stdout).toMatch(error);
+    expect(post.outputs.status).toBe('input_error');
+    expect(post.summary).toMatch(/input error/i);
+    expect(sim.requests).toHaveLength(requests);
+  });
+
+  it('says the project was deleted during the job, not that project_id is wrong', async () => {
+    sim = await simulate([]);
+    const main = await runAction({ inputs: inputs(sim) });
+    sim.deleteProject(PROJECT);
+    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    expect(post.code).toBe(1);
+    const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
+    expect(error).toMatch(
+      new RegExp(`Project ${PROJECT} is gone: the main step of this job saw it, so it was deleted`)
+    );
+    expect(error).not.toMatch(/Check project_id/);
+    expect(post.outputs.status).toBe('api_error');
+  });
+
+  it('reports the real verdict when GITHUB_STATE cannot be written; only watch_job is lost, with a warning', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [300, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const run = await runAction({
+      inputs: inputs(sim, { operation_id: op.id }),
+      // A directory where the runner's state file should be.
+      env: { GITHUB_STATE: tmpdir() }
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.outputs.status).toBe('finished');
+    expect(run.summary).toContain(op.id.slice(0, 8));
+    const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/title=watch_job unavailable::GITHUB_STATE cannot be written/);
   });
 
   it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {

@@ -1,6 +1,5 @@
 import * as core from '@actions/core';
 import type { Report } from '../report/model.js';
-import type { Operation } from '../neon/operation.js';
 import { redact } from '../util/redact.js';
 import { truncate } from '../util/text.js';
 
@@ -21,12 +20,11 @@ export function setOutputs(report: Report, summary: string, commentUrl: string):
       failed ??= error as Error;
     }
   };
-  const operations = report.operations.map(bounded);
-  const first = operations[0];
+  const first = report.operations[0];
   set('status', report.status);
   set('timed_out', String(report.timedOut));
-  set('operation', first ? JSON.stringify(first) : '');
-  set('operations', JSON.stringify(operations));
+  set('operation', first ? JSON.stringify(first, bounded) : '');
+  set('operations', JSON.stringify(report.operations, bounded));
   set(
     'failures_count',
     String(report.operations.reduce((sum, op) => sum + (Number(op.failures_count) || 0), 0))
@@ -39,21 +37,7 @@ export function setOutputs(report: Report, summary: string, commentUrl: string):
   return failed;
 }
 
-/** The operation with every long text field shortened; other fields as the API sent them. */
-function bounded(op: Operation): Operation {
-  const long = Object.entries(op).filter(
-    ([, value]) => typeof value === 'string' && value.length > MAX_FIELD_CHARS
-  );
-  if (long.length === 0) return op;
-  const copy: Operation = { ...op };
-  for (const [key, value] of long) {
-    // defineProperty, not assignment: a field named `__proto__` stays a field.
-    Object.defineProperty(copy, key, {
-      value: truncate(value as string, MAX_FIELD_CHARS),
-      enumerable: true,
-      writable: true,
-      configurable: true
-    });
-  }
-  return copy;
+/** Every long text shortened, whatever field holds it; other values as the API sent them. */
+function bounded(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? truncate(value, MAX_FIELD_CHARS) : value;
 }

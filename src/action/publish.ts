@@ -1,12 +1,11 @@
 import * as core from '@actions/core';
 import type { Report } from '../report/model.js';
-import { stableView } from '../report/model.js';
 import { escapeText } from '../report/markdown.js';
-import { renderComment, renderSummary } from '../report/summary.js';
+import { renderSummary } from '../report/summary.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { WAIT_STATUS } from '../wait/status.js';
-import { COMMENT_BUDGET_MS, commentTarget, upsertComment } from './comment.js';
+import { writeComment } from './comment.js';
 import * as log from './log.js';
 import { setOutputs } from './outputs.js';
 import type { Settings } from '../settings.js';
@@ -29,10 +28,11 @@ export async function publish(
   const deferred = report.status === WAIT_STATUS.watching;
   const summary = settings.summary && !deferred ? safeSummary(report) : '';
   await writeSummary(summary);
-  let commentUrl = '';
-  if (settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted) {
-    commentUrl = await writeComment(settings, report, signal);
-  }
+  const comment = { token: settings.githubToken ?? '', tag: settings.commentTag ?? '' };
+  const commentUrl =
+    settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted
+      ? await writeComment(comment, report, signal)
+      : '';
   const outputError = setOutputs(report, summary, commentUrl);
   if (outputError)
     log.warning(`Could not set the outputs: ${outputError.message}`, 'Outputs not written');
@@ -67,36 +67,5 @@ async function writeSummary(summary: string): Promise<void> {
       `Could not write the job summary: ${(error as Error).message}`,
       'Summary not written'
     );
-  }
-}
-
-async function writeComment(
-  settings: PublishSettings,
-  report: Report,
-  signal?: AbortSignal
-): Promise<string> {
-  const target = commentTarget({
-    token: settings.githubToken ?? '',
-    eventName: process.env.GITHUB_EVENT_NAME ?? '',
-    eventPath: process.env.GITHUB_EVENT_PATH,
-    repository: process.env.GITHUB_REPOSITORY
-  });
-  if (!target) return '';
-  try {
-    // Loaded only here: most runs write no comment and need not pay for Octokit's start-up.
-    const { getOctokit } = await import('@actions/github');
-    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(settings.githubToken ?? '', {
-      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
-    });
-    const comment = await upsertComment(octokit, target, {
-      tag: settings.commentTag ?? '',
-      body: redact(renderComment(report)),
-      digestSource: stableView(report)
-    });
-    return comment?.url ?? '';
-  } catch (error) {
-    log.warning(`Could not write the PR comment: ${(error as Error).message}`);
-    return '';
   }
 }

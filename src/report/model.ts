@@ -35,6 +35,14 @@ export interface Report {
    * (`consoleLinksFor(settings.apiHost)`), whose console knows these ids.
    */
   consoleLinks?: boolean;
+  /** The post step of `watch_job`: what the main step decided, shown beside what the post step saw. */
+  mainStep?: MainVerdict;
+}
+
+/** A step's verdict as another step shows it. */
+export interface MainVerdict {
+  status: ResultStatus;
+  failure?: string;
 }
 
 export interface ReportContext {
@@ -102,6 +110,7 @@ export function stableView(report: Report): string {
     report.recent?.operations.map(brief) ?? [],
     report.recentError ?? '',
     report.database ? [report.database.target, report.database.ready] : [],
-    Boolean(report.consoleLinks)
+    Boolean(report.consoleLinks),
+    report.mainStep ?? []
   ]);
 }

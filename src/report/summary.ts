@@ -5,7 +5,7 @@ import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
 import type { DatabaseCheck } from '../wait/database.js';
 import { classifyStatus, isKnownStatus } from '../wait/status.js';
-import type { Report } from './model.js';
+import type { MainVerdict, Report } from './model.js';
 import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
@@ -140,6 +140,7 @@ function render(report: Report, view: View, shape: Shape, kind: Kind): string {
 /** What to read first: the verdict, the facts, why it failed and which operations failed. */
 function top(report: Report, view: View, shape: Shape): string[] {
   const lines = [headline(report, view), ''];
+  if (report.mainStep) lines.push(mainStepLine(report.mainStep, shape), '');
   const status = report.status || 'unknown';
   const links = Boolean(report.consoleLinks);
   const facts =
@@ -175,6 +176,14 @@ function top(report: Report, view: View, shape: Shape): string[] {
     lines.push('This job started no operation.', '');
   if (report.database) lines.push(databaseLine(report.database), '');
   return lines;
+}
+
+/** `Main step: ❌ error · why`: the post step's report shows the whole job. */
+function mainStepLine(main: MainVerdict, shape: Shape): string {
+  const why = main.failure
+    ? ` · ${escapeText(main.failure, Math.max(200, shape.errorChars * 4))}`
+    : '';
+  return `Main step: ${statusMarker(main.status)} ${escapeText(statusLabel(main.status))}${why}`;
 }
 
 /**

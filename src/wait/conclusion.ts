@@ -43,6 +43,14 @@ export function endingOf(
   }
   if (error instanceof InputError)
     return { status: WAIT_STATUS.inputError, failure: error.message, apiUnusable: true };
+  // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
+  if (error instanceof ApiError && error.status === 404 && settings.jobMark) {
+    return {
+      status: WAIT_STATUS.apiError,
+      failure: `Project ${settings.jobMark.projectId} is gone: the main step of this job saw it, so it was deleted during the job (or the API key lost access to it).`,
+      apiUnusable: true
+    };
+  }
   if (error instanceof ApiError && error.status === 404 && checksDone > 0) {
     return {
       status: WAIT_STATUS.apiError,
