@@ -171,6 +171,22 @@ describe('errors that retrying cannot fix', () => {
   });
 });
 
+describe('failed is not the end: the control plane retries', () => {
+  it('keeps waiting through failed without fail_fast, and ends as the operation does', async () => {
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [500, 'failed', { failures_count: 1, error: 'transient' }],
+      [2000, 'finished', { failures_count: 1 }]
+    ]);
+    const s = await start([op]);
+    const { result, log } = await s.wait({ ...base, operation_id: op.id });
+    expect(result.status).toBe('finished');
+    expect(result.operations[0]?.failures_count).toBe(1);
+    expect(log.join('\n')).toMatch(/running → failed \(failures: 1\) — .*error: transient/);
+    expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(2000);
+  });
+});
+
 describe('project mode gates on the work it followed', () => {
   const story = (slowEndsAt: number) => [
     operation(
