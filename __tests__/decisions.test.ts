@@ -187,6 +187,33 @@ describe('failed is not the end: the control plane retries', () => {
   });
 });
 
+describe('statuses named like prototype members', () => {
+  it.each([
+    ['operations', (id: string) => ({ operation_id: id })],
+    ['project', () => ({})]
+  ])('are unknown statuses, followed to the end, in %s mode', async (mode, extra) => {
+    // One status per answer: the wait sees each of them.
+    const names = ['__proto__', 'constructor', 'toString'];
+    const op = operation(
+      PROJECT,
+      'create_branch',
+      [...names, 'finished'].map((status, i): [number, string] => [i, status]),
+      { stepPerAnswer: true }
+    );
+    const s = await start([op]);
+    const { result, log } = await s.wait({ ...base, ...extra(op.id) });
+    expect(result.status).toBe(mode === 'project' ? 'idle' : 'finished');
+    const short = op.id.slice(0, 8);
+    const text = log.join('\n');
+    expect(text).toContain(`create_branch ${short} __proto__ → constructor`);
+    expect(text).toContain(`create_branch ${short} constructor → toString`);
+    expect(text).toContain(`create_branch ${short} toString → finished`);
+    for (const name of names) {
+      expect(log.some((line) => line.startsWith('warning: ') && line.includes(name))).toBe(true);
+    }
+  });
+});
+
 describe('project mode gates on the work it followed', () => {
   const story = (slowEndsAt: number) => [
     operation(

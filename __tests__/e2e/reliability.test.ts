@@ -26,8 +26,9 @@ const inputs = (s: Simulator, more: Record<string, string>) => ({
 /*
  * The decisions under faults (each kind of fault, the 429 throttle base, a storm of 503s, a key
  * revoked mid-wait, unknown project or operation, redirects, project-mode gating, many jobs under one
- * rate limit) are tested in-process on simulated time in `__tests__/decisions.test.ts`, and every
- * input's validation in `__tests__/settings.test.ts`. Here: one spawned run of each kind.
+ * rate limit, statuses named like prototype members) are tested in-process on simulated time in
+ * `__tests__/decisions.test.ts`, and every input's validation in `__tests__/settings.test.ts`.
+ * Here: one spawned run of each kind.
  */
 describe('faults, as the runner runs the action', () => {
   it('retries a transient fault and still ends right, the key nowhere in what it wrote', async () => {
@@ -52,16 +53,16 @@ describe('faults, as the runner runs the action', () => {
     ]);
     sim = await simulate([op]);
     sim.inject({ kind: 'hang' }, { times: Infinity, skip: 1 });
-    const run = await runAction(inputs(sim, { operation_id: op.id, timeout: '3s' }));
+    const run = await runAction(inputs(sim, { operation_id: op.id, timeout: '1s' }));
     expect(sim.requests.map((r) => r.status)).toEqual([200, -2]);
     expect(run.outputs.status).toBe('timeout');
     expect(run.outputs.timed_out).toBe('true');
     expect(run.stdout).toMatch(
-      /::error::Timed out after 3s .*Last error: no answer before the deadline/
+      /::error::Timed out after 1s .*Last error: no answer before the deadline/
     );
-    // The 3 s count from before the first request: the end comes well before 3 s after it, plus
-    // time to write the report.
-    expect(run.endedAt - (sim.requests[0]?.wallAt ?? 0)).toBeLessThan(4500);
+    // The second counts from before the first request: the end comes before a second after it,
+    // plus time to write the report.
+    expect(run.endedAt - (sim.requests[0]?.wallAt ?? 0)).toBeLessThan(2500);
     expect(run.summary).toContain('timed out');
   });
 });
@@ -255,32 +256,6 @@ describe('hardening: what an attacker or a broken runner could do to the bytes t
       expect.stringMatching(/start_compute .* is error .*no capacity/)
     ]);
     expect(run.stdout).not.toMatch(/Unexpected failure/);
-  });
-
-  it.each([
-    ['operations', (id: string) => ({ operation_id: id })],
-    ['project', () => ({})]
-  ])('treats statuses named like prototype members as unknown in %s mode', async (_mode, extra) => {
-    // One status per answer: the action sees each of them, however fast or slow it polls.
-    const names = ['__proto__', 'constructor', 'toString'];
-    const op = operation(
-      PROJECT,
-      'create_branch',
-      [...names, 'finished'].map((status, i): [number, string] => [i, status]),
-      { stepPerAnswer: true }
-    );
-    sim = await simulate([op]);
-    const run = await runAction(inputs(sim, { ...extra(op.id), summary_limit: '5' }));
-    expect(run.code).toBe(0);
-    expect(run.outputs.status).toBe(_mode === 'project' ? 'idle' : 'finished');
-    expect(run.stderr).toBe('');
-    // Each reached the action as an unknown status, in order, and the wait went on to the end.
-    const short = op.id.slice(0, 8);
-    expect(run.stdout).toContain(`create_branch ${short} __proto__ → constructor`);
-    expect(run.stdout).toContain(`create_branch ${short} constructor → toString`);
-    expect(run.stdout).toContain(`create_branch ${short} toString → finished`);
-    const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
-    for (const name of names) expect(warnings.some((l) => l.includes(name))).toBe(true);
   });
 
   it('folds bidirectional controls and line separators out of the log, summary and outputs', async () => {
