@@ -108,8 +108,8 @@ function assertDistFresh(): void {
   }
   if (recorded !== sourcesDigest(ROOT)) {
     throw new Error(
-      `dist/ was not built from the sources in this tree (src/, package-lock.json and tsconfig.json ` +
-        `differ from ${RECORD}): run \`npm run build\` before the end-to-end tests.`
+      `dist/ is stale: src/, package-lock.json or tsconfig.json changed since it was built ` +
+        `(${RECORD} records what it was built from). Run \`npm run build\`, then the tests.`
     );
   }
   distChecked = true;
