@@ -176,7 +176,7 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     expect(run.stdout).toContain(
       `Timed out after 1s waiting for create_branch ${op.id} (last status running)`
     );
-    expect(Number(run.outputs.elapsed_seconds)).toBeLessThanOrEqual(1.2);
+    expect(Number(run.outputs.elapsed_seconds)).toBeLessThanOrEqual(1.3);
     expect(run.summary).toContain('Neon operations: timed out');
   });
 
