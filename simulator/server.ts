@@ -124,7 +124,7 @@ export interface Simulator {
   /** Deletes a branch now (or at `at`): its operations vanish (Get 404, gone from List). */
   deleteBranch(projectId: string, branchId: string, at?: number): void;
   setRateLimit(limit: RateLimit | undefined): void;
-  /** Milliseconds since start on the simulator's clock. */
+  /** The simulator's clock (ms): since its start, or since the first request with `startOnFirstRequest` (0 until then). */
   now(): number;
   /** The operation as the API would return it now, or undefined if it does not exist yet. */
   render(op: OperationScript): Record<string, unknown> | undefined;
