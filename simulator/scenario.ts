@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * A scenario scripts what the fake API knows: keys, projects and operations whose status changes
- * over time. Times are milliseconds relative to the simulator's start; negative ones lie in the past.
+ * over time. Times are milliseconds relative to the simulator's start (or to the first request, with
+ * `startOnFirstRequest`); negative ones lie in the past.
  */
 export interface StepScript {
   at: number;
@@ -26,6 +27,11 @@ export interface OperationScript {
   created: number;
   /** Status changes in time order; the first usually at `created`. */
   steps: StepScript[];
+  /**
+   * Each answer that shows the operation (Get or List) moves it one step on, whatever `at` says:
+   * the client sees every step, one per request, however fast or slow it polls.
+   */
+  stepPerAnswer?: boolean;
   /** Leave out `total_duration_ms`: the schema requires it, but some of the service's published examples lack it. */
   omitDuration?: boolean;
   /** Fields the action does not know; they must come back untouched in its outputs. */

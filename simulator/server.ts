@@ -68,7 +68,10 @@ export interface RateLimit {
 export const NEON_RATE_LIMIT: RateLimit = { perMinute: 700, perRoutePerSecond: 40 };
 
 export interface RequestRecord {
+  /** Simulator clock (ms). */
   at: number;
+  /** Wall clock (epoch ms) when it arrived, to bound what a test observes of a process. */
+  wallAt: number;
   method: string;
   path: string;
   /** The request target exactly as sent, to check URL encoding. */
@@ -96,7 +99,12 @@ export interface SimulatorOptions {
   scenario: Scenario;
   /** Milliseconds since the simulator started; a test or the benchmark may drive its own clock. */
   clock?: () => number;
-  /** Wall-clock time of the simulator's start, for timestamps. */
+  /**
+   * With the wall clock: time 0 is the first request, not the start, so a scripted timeline does
+   * not depend on how soon the process under test starts (until then `now()` is 0).
+   */
+  startOnFirstRequest?: boolean;
+  /** Wall-clock time of the simulator's start (of the first request with `startOnFirstRequest`), for timestamps. */
   epoch?: number;
   rateLimit?: RateLimit;
   port?: number;
@@ -108,14 +116,15 @@ export interface Simulator {
   requests: RequestRecord[];
   inject(fault: Fault, rule?: Omit<FaultRule, 'fault'>): void;
   clearFaults(): void;
-  revokeKey(key: string): void;
+  /** Revokes a key now (or at `at`): it answers 401 from then on. */
+  revokeKey(key: string, at?: number): void;
   addOperation(op: OperationScript): void;
   /** Deletes a project now (or at `at`): every route of it answers 404 from then on. */
   deleteProject(projectId: string, at?: number): void;
   /** Deletes a branch now (or at `at`): its operations vanish (Get 404, gone from List). */
   deleteBranch(projectId: string, branchId: string, at?: number): void;
   setRateLimit(limit: RateLimit | undefined): void;
-  /** Milliseconds since start on the simulator's clock. */
+  /** The simulator's clock (ms): since its start, or since the first request with `startOnFirstRequest` (0 until then). */
   now(): number;
   /** The operation as the API would return it now, or undefined if it does not exist yet. */
   render(op: OperationScript): Record<string, unknown> | undefined;
@@ -143,11 +152,11 @@ export function reportedDurationMs(op: OperationScript, step: StepScript): numbe
 }
 
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
-  const started = Date.now();
-  const clock = options.clock ?? (() => Date.now() - started);
-  const epoch = options.epoch ?? started;
+  let started: number | undefined = options.startOnFirstRequest ? undefined : Date.now();
+  const clock = options.clock ?? (() => (started === undefined ? 0 : Date.now() - started));
+  let epoch = options.epoch ?? started ?? Date.now();
   const scenario: Scenario = structuredClone(options.scenario);
-  const revoked = new Set<string>();
+  const revoked = new Map<string, number>();
   const faults: FaultRule[] = [];
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
@@ -174,13 +183,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     op.created <= clock() &&
     !(op.branch_id && deleted(projectById(op.project_id)?.deletedBranches?.[op.branch_id]));
 
+  /** Answers that showed each `stepPerAnswer` operation so far. */
+  const answers = new Map<string, number>();
+  /** The operation in an answer: a `stepPerAnswer` one moves a step on for the next. */
+  function serve(op: OperationScript): Record<string, unknown> | undefined {
+    const body = render(op);
+    if (op.stepPerAnswer && body) answers.set(op.id, (answers.get(op.id) ?? 0) + 1);
+    return body;
+  }
+
   function render(op: OperationScript): Record<string, unknown> | undefined {
     const now = clock();
     if (op.created > now) return undefined;
     let step: StepScript | undefined;
     let failures = 0;
-    for (const s of op.steps) {
-      if (s.at > now) break;
+    const shown = op.stepPerAnswer ? (answers.get(op.id) ?? 0) : Infinity;
+    for (const [i, s] of op.steps.entries()) {
+      if (op.stepPerAnswer ? i > shown : s.at > now) break;
       step = s;
       failures = s.failures_count ?? failures;
     }
@@ -400,6 +419,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    if (started === undefined) {
+      // Time 0 (and the timestamps' epoch) is now; creation times are stamped again from it.
+      started = Date.now();
+      epoch = options.epoch ?? started;
+      micros.clear();
+      scenario.operations.forEach(stamp);
+    }
     const url = new URL(req.url ?? '/', 'http://simulator');
     const auth = req.headers.authorization;
     const key = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
@@ -407,6 +433,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const segments = parts.slice(2).map(decodeURIComponent);
     const record: RequestRecord = {
       at: clock(),
+      wallAt: Date.now(),
       method: req.method ?? 'GET',
       path: url.pathname,
       target: req.url ?? '',
@@ -453,7 +480,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       }
     }
 
-    if (!key || !(key in scenario.keys) || revoked.has(key)) {
+    if (!key || !(key in scenario.keys) || deleted(revoked.get(key))) {
       return error(x, 401, 'authentication failed: the API key is missing, invalid or revoked');
     }
     const keyScript = scenario.keys[key] as KeyScript;
@@ -517,7 +544,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const last = page[page.length - 1];
     // The real service returns a cursor even on its last page; past the end, the same cursor again.
     const nextCursor = last ? formatMicros(stamp(last)) : cursor;
-    const body: Record<string, unknown> = { operations: page.map(render) };
+    const body: Record<string, unknown> = { operations: page.map(serve) };
     if (nextCursor) body.pagination = { cursor: nextCursor };
     send(x, 200, body);
   }
@@ -527,7 +554,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const op = scenario.operations.find(
       (o) => o.id === operationId.toLowerCase() && o.project_id === projectId
     );
-    const body = op && exists(op) && render(op);
+    const body = op && exists(op) && serve(op);
     if (!body) return error(x, 404, `operation not found: ${operationId}`);
     send(x, 200, { operation: body });
   }
@@ -545,7 +572,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     requests,
     inject: (fault, rule = { times: 1 }) => void faults.push({ fault, ...rule }),
     clearFaults: () => void faults.splice(0),
-    revokeKey: (k) => void revoked.add(k),
+    revokeKey: (k, at = clock()) => void revoked.set(k, at),
     addOperation: (op) => {
       scenario.operations.push(op);
       stamp(op);

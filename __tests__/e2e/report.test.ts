@@ -71,7 +71,7 @@ describe('job summary', () => {
       'create_branch',
       [
         [0, 'running'],
-        [700, 'finished']
+        [500, 'finished']
       ],
       { branch_id: 'br-new' }
     );
@@ -176,10 +176,7 @@ describe('job summary', () => {
   it('escapes text from the API so it cannot break the table or inject markup', async () => {
     const evil =
       '<img src=x onerror=alert(1)> | `rm -rf` **bold** [link](http://x)\n| new row |\n<script>x</script>';
-    const op = operation(PROJECT, 'apply_config', [
-      [0, 'running'],
-      [300, 'error', { error: evil }]
-    ]);
+    const op = operation(PROJECT, 'apply_config', [[-100, 'error', { error: evil }]]);
     sim = await simulate([op]);
     const run = await runAction(inputs(sim, { operation_id: op.id, project_id: PROJECT }));
     expect(run.code).toBe(1);
@@ -198,7 +195,7 @@ describe('job summary', () => {
       inputs(sim, {
         operation_id: stuck.id,
         project_id: PROJECT,
-        timeout: '2s',
+        timeout: '1s',
         summary_limit: '1000'
       })
     );
@@ -336,10 +333,7 @@ describe('sticky PR comment', () => {
     const op = operation(
       PROJECT,
       key,
-      [
-        [0, 'running'],
-        [200, 'error', { error: `key ${key} refused; @octocat see #12`, failures_count: 1 }]
-      ],
+      [[-100, 'error', { error: `key ${key} refused; @octocat see #12`, failures_count: 1 }]],
       { branch_id: key.slice(0, 60).toLowerCase() }
     );
     sim = await simulate({

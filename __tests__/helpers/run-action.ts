@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { RECORD, sourcesDigest } from '../../scripts/dist-sources.js';
 
 export const ROOT = resolve(
   import.meta.dirname ?? new URL('.', import.meta.url).pathname,
@@ -22,6 +23,10 @@ export interface ActionRun {
   outputs: Record<string, string>;
   summary: string;
   durationMs: number;
+  /** When the process ended (epoch ms): with the simulator's `wallAt`, bounds what a test observed. */
+  endedAt: number;
+  /** From the signal sent (`signalAfterMs` or `signalWhen`) to the process's end; undefined without one. */
+  signalToExitMs?: number;
   /** Every byte the action wrote (log, outputs file, summary file), less the `::add-mask::` lines the runner consumes. */
   everything: string;
   /** Values the action asked the runner to mask. */
@@ -36,6 +41,12 @@ export interface RunOptions {
   event?: { name: string; payload: unknown };
   /** Kill with this signal after so many ms (the runner's cancellation). */
   signalAfterMs?: { signal: NodeJS.Signals; ms: number };
+  /**
+   * Send this signal (the runner's cancellation) once `when` holds, checked every 10 ms: e.g. after the action's first log line (`stdout => stdout.includes('\n')`), or
+   * after the simulator served its third request. Unlike `signalAfterMs`, it does not depend on how
+   * soon the process starts.
+   */
+  signalWhen?: { signal: NodeJS.Signals; when: (stdout: string) => boolean };
   /** Give up on the child after this long. */
   killAfterMs?: number;
   /** State saved by the main step: the runner passes it to the post step as `STATE_<name>`. */
@@ -84,8 +95,29 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
+let distChecked = false;
+
+/** The end-to-end tests run the bundle: one built from other sources would test old code. */
+function assertDistFresh(): void {
+  if (distChecked) return;
+  let recorded = '';
+  try {
+    recorded = readFileSync(join(ROOT, RECORD), 'utf8').trim();
+  } catch {
+    // No record: built before records were kept, or not built.
+  }
+  if (recorded !== sourcesDigest(ROOT)) {
+    throw new Error(
+      `dist/ is stale: src/, package-lock.json or tsconfig.json changed since it was built ` +
+        `(${RECORD} records what it was built from). Run \`npm run build\`, then the tests.`
+    );
+  }
+  distChecked = true;
+}
+
 /** Runs `dist/index.js` the way the Actions runner does: INPUT_* variables, command files, an event. */
 export async function runAction(options: RunOptions): Promise<ActionRun> {
+  assertDistFresh();
   const dir = mkdtempSync(join(tmpdir(), 'neon-wait-e2e-'));
   const outputFile = join(dir, 'output');
   const summaryFile = join(dir, 'summary.md');
@@ -128,15 +160,30 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timers: NodeJS.Timeout[] = [];
+  let signalledAt: number | undefined;
+  const send = (signal: NodeJS.Signals): void => {
+    signalledAt ??= Date.now();
+    child.kill(signal);
+  };
   if (options.signalAfterMs) {
     const { signal, ms } = options.signalAfterMs;
-    timers.push(setTimeout(() => child.kill(signal), ms));
+    timers.push(setTimeout(() => send(signal), ms));
+  }
+  if (options.signalWhen) {
+    const { signal, when } = options.signalWhen;
+    const poll = setInterval(() => {
+      if (!when(stdout)) return;
+      clearInterval(poll);
+      send(signal);
+    }, 10);
+    timers.push(poll);
   }
   timers.push(setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000));
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) =>
     child.on('close', (c, s) => done([c, s]))
   );
-  const durationMs = Date.now() - started;
+  const endedAt = Date.now();
+  const durationMs = endedAt - started;
   timers.forEach(clearTimeout);
 
   const outputText = readFileSync(outputFile, 'utf8');
@@ -151,6 +198,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     outputs: parseOutputFile(outputText),
     summary,
     durationMs,
+    endedAt,
+    signalToExitMs: signalledAt === undefined ? undefined : endedAt - signalledAt,
     everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
     // As the runner reads them: command data has `%`, CR and LF percent-encoded.
     state,

@@ -10,13 +10,16 @@ import { type Simulator, type SimulatorOptions, startSimulator } from '../../sim
 export const PROJECT = 'misty-field-123456';
 export { DEFAULT_KEY };
 
-/** A fresh simulator for one test: operation timelines count from its start. */
+/**
+ * A fresh simulator for one test. Operation timelines count from the first request it receives, not
+ * from its start: a process that starts late (a busy machine) sees the same story.
+ */
 export async function simulate(
   operations: OperationScript[] | Scenario,
   options: Omit<SimulatorOptions, 'scenario'> = {}
 ): Promise<Simulator> {
   const scenario = Array.isArray(operations) ? singleProject(PROJECT, operations) : operations;
-  return startSimulator({ scenario, ...options });
+  return startSimulator({ scenario, startOnFirstRequest: true, ...options });
 }
 
 export const uuid = (): string => randomUUID();

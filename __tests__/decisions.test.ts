@@ -1,0 +1,290 @@
+/**
+ * What the wait decides when the API misbehaves, in-process on simulated time (see
+ * `helpers/in-process.ts`): every retry, backoff and deadline as the action takes it, at no cost in
+ * real time. The end-to-end suite keeps one spawned run per kind of behaviour.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { operation, type OperationScript, type Scenario } from '../simulator/scenario.js';
+import type { Fault, SimulatorOptions } from '../simulator/server.js';
+import { InProcess } from './helpers/in-process.js';
+import { DEFAULT_KEY, PROJECT, uuid } from './helpers/sim.js';
+
+let t: InProcess | undefined;
+afterEach(async () => {
+  await t?.dispose();
+  t = undefined;
+});
+
+async function start(
+  operations: OperationScript[] | Scenario,
+  options?: Omit<SimulatorOptions, 'scenario' | 'clock' | 'epoch'>
+): Promise<InProcess> {
+  t = await InProcess.start(operations, options);
+  return t;
+}
+
+const base = { project_id: PROJECT, interval: '1s', timeout: '30s', summary_limit: '0' };
+
+describe('transient faults are retried and the wait still ends right', () => {
+  const faults: Array<[string, (s: InProcess) => Fault]> = [
+    ['429 with Retry-After in seconds', () => ({ kind: 'status', status: 429, retryAfter: '1' })],
+    [
+      '429 with Retry-After as an HTTP date',
+      (s) => ({
+        kind: 'status',
+        status: 429,
+        retryAfter: new Date(s.time.now() + 1000).toUTCString()
+      })
+    ],
+    ['429 without Retry-After', () => ({ kind: 'status', status: 429 })],
+    ['423 locked', () => ({ kind: 'status', status: 423 })],
+    ['500', () => ({ kind: 'status', status: 500 })],
+    ['502', () => ({ kind: 'status', status: 502 })],
+    ['503', () => ({ kind: 'status', status: 503 })],
+    ['504', () => ({ kind: 'status', status: 504 })],
+    ['an HTML error page from the edge', () => ({ kind: 'html' })],
+    ...[520, 521, 522, 523, 524].map((status): [string, () => Fault] => [
+      `a Cloudflare ${status} page`,
+      () => ({ kind: 'html', status })
+    ]),
+    ['a connection reset', () => ({ kind: 'reset' })],
+    ['a 200 with malformed JSON', () => ({ kind: 'malformed' })],
+    ['a 200 without the expected fields', () => ({ kind: 'missing-fields' })]
+  ];
+
+  it.each(faults)('%s', async (_name, fault) => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1500, 'finished']
+    ]);
+    const s = await start([op]);
+    s.sim.inject(fault(s), { times: 2, skip: 1 });
+    const { result, retries } = await s.wait({ ...base, operation_id: op.id });
+    expect(result.status).toBe('finished');
+    // Both faults reached the wait, which went on after them.
+    expect(retries).toHaveLength(2);
+    expect(s.sim.requests.at(-1)?.status).toBe(200);
+  });
+
+  it('waits at least half the 5 s throttle base after a 429 that names no Retry-After', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1500, 'finished']
+    ]);
+    const s = await start([op]);
+    s.sim.inject({ kind: 'status', status: 429 }, { times: 1, skip: 1 });
+    const { retries } = await s.wait({ ...base, operation_id: op.id });
+    expect(retries.map((r) => r.delayMs)).toEqual([expect.any(Number)]);
+    expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(2500);
+    const [, limited, after] = s.sim.requests;
+    expect((after?.at ?? 0) - (limited?.at ?? 0)).toBeGreaterThanOrEqual(2500);
+  });
+
+  it('a storm of 503s ends as timeout at the deadline with the last error, not a flood', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
+    const s = await start([op]);
+    s.sim.inject(
+      { kind: 'status', status: 503, message: 'service unavailable' },
+      { times: Infinity }
+    );
+    const { result } = await s.wait({ ...base, operation_id: op.id, timeout: '6s' });
+    expect(result.status).toBe('timeout');
+    expect(result.timedOut).toBe(true);
+    expect(result.lastError).toMatch(/HTTP 503: service unavailable/);
+    expect(s.sim.requests.length).toBeLessThanOrEqual(8);
+    expect(result.finishedAt - result.startedAt).toBeLessThanOrEqual(6000);
+  });
+});
+
+describe('errors that retrying cannot fix', () => {
+  it('a key revoked in the middle of a wait stops it at once', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [60_000, 'finished']
+    ]);
+    const s = await start([op]);
+    // Checks at 0 and about 0.6 s are answered; the key is refused from 1 s on.
+    s.sim.revokeKey(DEFAULT_KEY, 1000);
+    const { result } = await s.wait({ ...base, operation_id: op.id });
+    expect(s.sim.requests.map((r) => r.status)).toEqual([200, 200, 401]);
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toMatch(/The API refused the key \(HTTP 401\)/);
+    expect(result.finishedAt - result.startedAt).toBeLessThan(2000);
+  });
+
+  it('an unknown project is named, without retries', async () => {
+    const s = await start([]);
+    const { result } = await s.wait({ ...base, project_id: 'no-such-project-1' });
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toMatch(
+      /Project no-such-project-1 was not found, or this API key cannot see it/
+    );
+    expect(s.sim.requests).toHaveLength(1);
+  });
+
+  it('an unknown operation is named, without retries', async () => {
+    const s = await start([]);
+    const id = uuid();
+    const { result } = await s.wait({ ...base, operation_id: id });
+    expect(result.failure).toContain(`Operation ${id} was not found in project ${PROJECT}`);
+    expect(s.sim.requests).toHaveLength(1);
+  });
+
+  it('a redirect to another host is not followed, so the key goes nowhere else', async () => {
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      const s = await start([]);
+      s.sim.inject(
+        { kind: 'redirect', location: `http://127.0.0.1:${port}/steal` },
+        { times: Infinity }
+      );
+      const { result } = await s.wait({ ...base, operation_id: uuid() });
+      expect(result.status).toBe('api_error');
+      expect(result.failure).toMatch(/redirects are not followed/);
+      expect(seen).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
+  it('says "10 projects", not "more than 10", when the key sees exactly ten', async () => {
+    const s = await start({
+      keys: { [DEFAULT_KEY]: { kind: 'organization', org: 'org-a' } },
+      projects: Array.from({ length: 10 }, (_, i) => ({
+        id: `proj-${i}`,
+        name: `p${i}`,
+        owner_id: 'u',
+        org_id: 'org-a'
+      })),
+      operations: []
+    });
+    const { result } = await s.wait({ ...base, project_id: '' });
+    expect(result.failure).toMatch(/the API key sees 10 projects: proj-0/);
+  });
+});
+
+describe('failed is not the end: the control plane retries', () => {
+  it('keeps waiting through failed without fail_fast, and ends as the operation does', async () => {
+    const op = operation(PROJECT, 'apply_config', [
+      [0, 'running'],
+      [500, 'failed', { failures_count: 1, error: 'transient' }],
+      [2000, 'finished', { failures_count: 1 }]
+    ]);
+    const s = await start([op]);
+    const { result, log } = await s.wait({ ...base, operation_id: op.id });
+    expect(result.status).toBe('finished');
+    expect(result.operations[0]?.failures_count).toBe(1);
+    expect(log.join('\n')).toMatch(/running → failed \(failures: 1\) — .*error: transient/);
+    expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(2000);
+  });
+});
+
+describe('statuses named like prototype members', () => {
+  it.each([
+    ['operations', (id: string) => ({ operation_id: id })],
+    ['project', () => ({})]
+  ])('are unknown statuses, followed to the end, in %s mode', async (mode, extra) => {
+    // One status per answer: the wait sees each of them.
+    const names = ['__proto__', 'constructor', 'toString'];
+    const op = operation(
+      PROJECT,
+      'create_branch',
+      [...names, 'finished'].map((status, i): [number, string] => [i, status]),
+      { stepPerAnswer: true }
+    );
+    const s = await start([op]);
+    const { result, log } = await s.wait({ ...base, ...extra(op.id) });
+    expect(result.status).toBe(mode === 'project' ? 'idle' : 'finished');
+    const short = op.id.slice(0, 8);
+    const text = log.join('\n');
+    expect(text).toContain(`create_branch ${short} __proto__ → constructor`);
+    expect(text).toContain(`create_branch ${short} constructor → toString`);
+    expect(text).toContain(`create_branch ${short} toString → finished`);
+    for (const name of names) {
+      expect(log.some((line) => line.startsWith('warning: ') && line.includes(name))).toBe(true);
+    }
+  });
+});
+
+describe('project mode gates on the work it followed', () => {
+  const story = (slowEndsAt: number) => [
+    operation(
+      PROJECT,
+      'start_compute',
+      [
+        [-100, 'running'],
+        [600, 'error', { error: 'no capacity' }]
+      ],
+      { branch_id: 'br-a' }
+    ),
+    operation(
+      PROJECT,
+      'create_branch',
+      [
+        [-100, 'running'],
+        [slowEndsAt, 'finished']
+      ],
+      { branch_id: 'br-a' }
+    )
+  ];
+
+  it('fails when an operation it saw in progress ends in error, once the rest is done', async () => {
+    const s = await start(story(3000));
+    const { result } = await s.wait({ ...base, branch_id: 'br-a' });
+    expect(result.status).toBe('error');
+    expect(result.failure).toMatch(
+      /Operation\(s\) of branch br-a .* did not succeed: start_compute .* is error .*no capacity/
+    );
+    // It waited for the slow one (finished at 3 s) before failing.
+    expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(3000);
+  });
+
+  it('fails at once with fail_fast', async () => {
+    const s = await start(story(30_000));
+    const { result } = await s.wait({ ...base, branch_id: 'br-a', fail_fast: 'true' });
+    expect(result.status).toBe('error');
+    expect(result.finishedAt - result.startedAt).toBeLessThan(2000);
+  });
+});
+
+describe('jobs of one account sharing a rate limit', () => {
+  const JOBS = 20;
+  const PER_SECOND = 5;
+
+  it(`${JOBS} jobs waiting at once under ${PER_SECOND} requests/s all finish, their retries spread out`, async () => {
+    const ops = Array.from({ length: JOBS }, (_, i) =>
+      operation(PROJECT, 'create_branch', [
+        [0, 'running'],
+        [2000 + i * 100, 'finished']
+      ])
+    );
+    // The first 429s say when to come back, the later ones do not: both must be handled.
+    const s = await start(ops, { rateLimit: { perSecond: PER_SECOND, retryAfter: true } });
+    void s.time.clock
+      .sleep(3000)
+      .then(() => s.sim.setRateLimit({ perSecond: PER_SECOND, retryAfter: false }));
+    const waits = await s.waitAll(
+      ops.map((op) => ({ ...base, operation_id: op.id, interval: '5s', timeout: '90s' }))
+    );
+    expect(waits.map((w) => w.result.status)).toEqual(ops.map(() => 'finished'));
+    const limited = s.sim.requests.filter((r) => r.status === 429);
+    expect(limited.some((r) => r.at < 3000)).toBe(true);
+    expect(limited.some((r) => r.at >= 3000)).toBe(true);
+    // Retries spread out: after the first requests, no 100 ms slot holds more than a burst's
+    // worth of the 20 jobs.
+    const slots = new Map<number, number>();
+    for (const r of s.sim.requests.slice(JOBS)) {
+      const slot = Math.floor(r.at / 100);
+      slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    }
+    expect(Math.max(...slots.values())).toBeLessThanOrEqual((JOBS * 3) / 4);
+  });
+});
