@@ -1,25 +1,37 @@
 /**
- * One probe attempt: connect with node-postgres, run `SELECT 1`, close. TLS follows libpq's
- * `sslmode` rather than pg's reading of the URL (pg 8.2x verifies certificates under `require`),
- * so the pg client is configured field by field and never sees the URL itself.
+ * One probe attempt: connect with node-postgres, run `SELECT 1`, close. Kept here because pg lacks
+ * it (it never sees the URL):
+ * - TLS as libpq's `sslmode` means it: pg 8.2x verifies under `require`, and has no fallback for
+ *   `allow` and `prefer`.
+ * - libpq's checks of the server's authentication request. pg answers whatever the server asks
+ *   (cleartext, MD5, SCRAM with or without PLUS, or nothing at all), and `enableChannelBinding` only
+ *   prefers SCRAM-SHA-256-PLUS. The hook: pg's Client fetches its password through the `password`
+ *   function before it answers any request (`_getPassword` in pg/lib/client.js, for cleartext, MD5
+ *   and SASL alike), so that function refuses, and no byte of the password leaves; listeners on the
+ *   Connection, added before the Client's own, tell it what was asked. `authenticationOk` is checked
+ *   too: a server that asked for nothing, or ended SCRAM before proving it knows the password.
+ * - A bound on what the server sends: pg buffers each message whole and every row, so past
+ *   `MAX_BYTES` (a `SELECT 1` needs a few hundred) the socket is destroyed.
  */
+import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import type { Client, ClientConfig } from 'pg';
+import type { Client, ClientConfig, Connection } from 'pg';
 import type { Clock } from '../util/clock.js';
 import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { AttemptTimeoutError, NO_TLS_MESSAGE } from './errors.js';
+import { AttemptTimeoutError, NO_TLS_MESSAGE, REFUSED, TOO_MUCH } from './errors.js';
 import type { DatabaseTarget } from './url.js';
 
 export type PgClientClass = typeof Client;
 
 const APPLICATION_NAME = 'neon-operations-wait-action';
+export const MAX_BYTES = 1 << 20;
 
 export interface AttemptOptions {
   Client: PgClientClass;
   target: DatabaseTarget;
-  /** PEM text of `sslrootcert`, already read (undefined: none given, or `system`). */
-  ca?: string;
+  /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
+  ca?: string | string[];
   /** Connect, query and close must end within this; the socket is destroyed when it passes. */
   timeoutMs: number;
   clock: Clock;
@@ -49,10 +61,10 @@ export async function attemptSelectOne(options: AttemptOptions): Promise<void> {
   try {
     const [first, second] = tlsPlan(target, options.ca);
     try {
-      await selectOne(options.Client, clientConfig(target, first.ssl), bound.signal);
+      await selectOne(options.Client, target, first.ssl, bound.signal);
     } catch (error) {
       if (second === undefined || bound.signal.aborted || !first.fallbackOn(error)) throw error;
-      await selectOne(options.Client, clientConfig(target, second.ssl), bound.signal);
+      await selectOne(options.Client, target, second.ssl, bound.signal);
     }
   } catch (error) {
     if (signal?.aborted) throw new CancelledError();
@@ -72,12 +84,16 @@ interface TlsStep {
 }
 
 /** What libpq's sslmode means, as one or two pg configurations tried in order. */
-export function tlsPlan(target: DatabaseTarget, ca?: string): [TlsStep, TlsStep?] {
+export function tlsPlan(target: DatabaseTarget, ca?: string | string[]): [TlsStep, TlsStep?] {
   const never = (): boolean => false;
-  const encryptOnly: ConnectionOptions = { rejectUnauthorized: false };
-  // libpq: with a root certificate given, `require` verifies the chain as `verify-ca` does.
-  const mode =
-    target.sslMode === 'require' && target.sslRootCert !== undefined ? 'verify-ca' : target.sslMode;
+  const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
+  const encryptOnly: ConnectionOptions = { ...versions, rejectUnauthorized: false };
+  const verify: ConnectionOptions = { ...versions, rejectUnauthorized: true, ...(ca && { ca }) };
+  let mode = target.sslMode;
+  // libpq: with a root certificate, `require` verifies the chain; channel binding needs TLS.
+  if (mode === 'require' && target.sslRootCert !== undefined) mode = 'verify-ca';
+  if ((mode === 'allow' || mode === 'prefer') && target.channelBinding === 'require')
+    mode = 'require';
   switch (mode) {
     case 'disable':
       return [{ ssl: false, fallbackOn: never }];
@@ -88,56 +104,104 @@ export function tlsPlan(target: DatabaseTarget, ca?: string): [TlsStep, TlsStep?
         { ssl: encryptOnly, fallbackOn: never }
       ];
     case 'prefer':
-      // TLS first; plain only when the server has no TLS at all. Channel binding needs TLS.
-      return target.channelBinding === 'require'
-        ? [{ ssl: encryptOnly, fallbackOn: never }]
-        : [
-            { ssl: encryptOnly, fallbackOn: (error) => messageOf(error) === NO_TLS_MESSAGE },
-            { ssl: false, fallbackOn: never }
-          ];
+      // TLS first; plain only when the server has no TLS at all.
+      return [
+        { ssl: encryptOnly, fallbackOn: (error) => messageOf(error) === NO_TLS_MESSAGE },
+        { ssl: false, fallbackOn: never }
+      ];
     case 'require':
       return [{ ssl: encryptOnly, fallbackOn: never }];
     case 'verify-ca':
-      return [
-        {
-          ssl: { rejectUnauthorized: true, ...withCa(ca), checkServerIdentity: () => undefined },
-          fallbackOn: never
-        }
-      ];
+      return [{ ssl: { ...verify, checkServerIdentity: () => undefined }, fallbackOn: never }];
     case 'verify-full':
-      return [{ ssl: { rejectUnauthorized: true, ...withCa(ca) }, fallbackOn: never }];
+      return [{ ssl: verify, fallbackOn: never }];
   }
 }
 
-function clientConfig(target: DatabaseTarget, ssl: false | ConnectionOptions): ClientConfig {
-  return {
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    // '' rather than undefined, so that pg does not fall back to PGPASSWORD or ~/.pgpass.
-    password: target.password,
-    database: target.database,
-    ssl,
-    enableChannelBinding: ssl !== false && target.channelBinding !== 'disable',
-    application_name: target.applicationName ?? APPLICATION_NAME,
-    ...(target.options === undefined ? {} : { options: target.options })
-  };
+type Asked = 'none' | 'password' | 'md5' | 'scram-sha-256';
+const ASKED: Record<Asked, string> = {
+  none: 'asked for no password',
+  password: 'asked for a cleartext password',
+  md5: 'asked for an MD5 password',
+  'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
+};
+
+/** Why libpq would refuse the way the server asks to authenticate; undefined when it would not. */
+export function authRefusal(
+  target: DatabaseTarget,
+  asked: Asked,
+  plus: boolean
+): string | undefined {
+  if (target.channelBinding === 'require' && !plus) {
+    return `channel_binding=require, and the server ${ASKED[asked]} (only SCRAM-SHA-256-PLUS may authenticate)`;
+  }
+  const rule = target.requireAuth;
+  if (rule && rule.methods.includes(asked) === rule.negated) {
+    const list = rule.methods.map((method) => (rule.negated ? `!${method}` : method)).join(',');
+    return `require_auth=${list}, and the server ${ASKED[asked].replace(/ without .*/, '')}`;
+  }
+  return undefined;
 }
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
 async function selectOne(
   Client: PgClientClass,
-  config: ClientConfig,
+  target: DatabaseTarget,
+  ssl: false | ConnectionOptions,
   signal: AbortSignal
 ): Promise<void> {
   if (signal.aborted) throw new CancelledError();
+  let asked: Asked = 'none';
+  let plus = false;
+  let proven = false;
+  let received = 0;
+  const refused = (why: string): Error => new Error(`${REFUSED}: ${why}`);
+  const config: ClientConfig & { sslnegotiation: string } = {
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: () => {
+      const why = authRefusal(target, asked, plus);
+      if (why !== undefined) throw refused(`${why}; no password was sent`);
+      return target.password;
+    },
+    database: target.database,
+    ssl,
+    sslnegotiation: target.directTls ? 'direct' : 'postgres',
+    enableChannelBinding: ssl !== false && target.channelBinding !== 'disable',
+    application_name: target.applicationName ?? APPLICATION_NAME,
+    ...(target.options !== undefined && { options: target.options })
+  };
   const client = new Client(config);
   // After connecting, pg reports a dropped connection as an 'error' event; the awaited calls
   // below already reject with it.
   client.on('error', () => undefined);
+  const con: Connection & { stream: Socket } = client.connection as never;
   const destroy = (): void => {
-    client.connection.stream.destroy();
+    con.stream.destroy();
   };
+  con.on('authenticationCleartextPassword', () => (asked = 'password'));
+  con.on('authenticationMD5Password', () => (asked = 'md5'));
+  con.on('authenticationSASL', (message: { mechanisms: string[] }) => {
+    asked = 'scram-sha-256';
+    plus = ssl !== false && message.mechanisms.includes('SCRAM-SHA-256-PLUS');
+  });
+  // Seen before pg checks the server's signature; a bad one fails the connection there.
+  con.on('authenticationSASLFinal', () => (proven = true));
+  con.on('authenticationOk', () => {
+    const why =
+      authRefusal(target, asked, plus) ??
+      (asked === 'scram-sha-256' && !proven
+        ? 'the server ended SCRAM without its proof'
+        : undefined);
+    if (why !== undefined) con.emit('error', refused(why));
+  });
+  const count = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > MAX_BYTES) destroy();
+  };
+  for (const event of ['connect', 'sslconnect']) con.on(event, () => con.stream.on('data', count));
+
   const connecting = client.connect();
   signal.addEventListener('abort', destroy, { once: true });
   let answered = false;
@@ -147,15 +211,12 @@ async function selectOne(
     answered = true;
     await client.end();
   } catch (error) {
+    if (received > MAX_BYTES) throw new Error(TOO_MUCH, { cause: error });
     if (!answered) throw error;
   } finally {
     signal.removeEventListener('abort', destroy);
     if (!answered) destroy();
   }
-}
-
-function withCa(ca: string | undefined): { ca?: string } {
-  return ca === undefined ? {} : { ca };
 }
 
 function codeOf(error: unknown): unknown {

@@ -5,6 +5,7 @@
  * better by waiting: reject at once, with a message that says which.
  */
 import { AttemptTimeoutError } from '../util/errors.js';
+import { oneLine } from '../util/text.js';
 
 export interface ClassifiedError {
   retry: boolean;
@@ -45,11 +46,18 @@ const TLS_VERIFY_CODES = new Set([
  * password, or a server that does not prove it knows the password).
  */
 const REJECTED_MESSAGES = [
+  /^authentication refused: /,
+  /^the server sent more than /,
   /endpoint id is not specified/i,
   /unsupported startup parameter/i,
   /password authentication failed/i,
   /^SASL: /
 ];
+
+/** The start of the message when the server's way to authenticate is refused (`attempt.ts`). */
+export const REFUSED = 'authentication refused';
+/** A server that sends more than a probe can need, e.g. a `SELECT 1` with millions of rows. */
+export const TOO_MUCH = 'the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes';
 
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
@@ -109,8 +117,4 @@ function describe(error: unknown): string {
     if (inner.length > 0) return inner.join('; ');
   }
   return message || codeOf(error) || String(error);
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -4,14 +4,30 @@
  * once when waiting cannot help (credentials, role, database, certificate). The driver is loaded
  * here, on first use, so that runs without `database_url` never load it.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import * as tls from 'node:tls';
 import { type Clock, systemClock } from '../util/clock.js';
-import { CancelledError } from '../util/errors.js';
+import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { truncate } from '../util/text.js';
+import { oneLine } from '../util/text.js';
 import { attemptSelectOne, type PgClientClass } from './attempt.js';
 import { classifyConnectionError } from './errors.js';
-import { type DatabaseTarget, describeTarget, parseDatabaseUrl, secretsOf } from './url.js';
+import { type DatabaseTarget, describeTarget } from './url.js';
+
+/** What the database check found: the `database_ready` output and the summary's line. */
+export interface DatabaseCheck {
+  ready: boolean;
+  /** `host:port/database`, never the password. */
+  target: string;
+  attempts: number;
+  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
+  answeredAfterMs?: number;
+  /** Why no connection was tried. */
+  skipped?: string;
+  /** Why the database is not ready, when it was tried. */
+  problem?: string;
+}
 
 export interface ProbeAttempt {
   attempt: number;
@@ -22,8 +38,8 @@ export interface ProbeAttempt {
 }
 
 export interface ProbeOptions {
-  /** The `database_url` input; `parseDatabaseUrl` throws `DatabaseUrlError` when malformed. */
-  url: string;
+  /** The parsed `database_url`. */
+  target: DatabaseTarget;
   /** Epoch ms (on `clock`) by which the database must have answered. */
   deadline: number;
   signal?: AbortSignal;
@@ -50,6 +66,8 @@ export const LAST_ATTEMPT_MS = 1_000;
 /** An attempt shorter than this cannot connect anywhere; the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
+/** Far more than any CA bundle; a file that never ends (`/dev/zero`) stops here. */
+const MAX_ROOT_CERT_BYTES = 1 << 20;
 
 /** Delay before attempt `attempt + 1`: 250 ms doubling to 2 s, each ±20% so that jobs drift apart. */
 export function retryDelay(attempt: number, random: () => number = Math.random): number {
@@ -58,17 +76,17 @@ export function retryDelay(attempt: number, random: () => number = Math.random):
 }
 
 export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult> {
-  const target = parseDatabaseUrl(options.url);
+  const { target, deadline, signal } = options;
   const clock = options.clock ?? systemClock;
-  const { deadline, signal } = options;
   const started = clock.now();
   const where = describeTarget(target);
-  const scrub = scrubberFor(options.url);
   let attempts = 0;
+  // Messages hold host, port, database and pg's or Node's errors; `oneLine` redacts the registered
+  // secrets from them (a server may quote the user name, which may equal the password).
   const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => ({
     ready: false,
     reason,
-    message: truncate(scrub(message), MAX_MESSAGE),
+    message: oneLine(message, MAX_MESSAGE),
     attempts,
     elapsedMs: clock.now() - started
   });
@@ -79,9 +97,24 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     );
 
   if (signal?.aborted) return cancelled();
-  const ca = await readRootCert(target);
-  if (typeof ca === 'object') {
-    return fail('rejected', `Cannot connect to the database ${where}: ${ca.error}.`);
+  let ca: string | string[] | undefined;
+  const stopRead = new AbortController();
+  try {
+    ca = await Promise.race([
+      readRootCert(target.sslRootCert),
+      clock
+        .sleep(Math.max(0, deadline - clock.now()), anySignal(signal, stopRead.signal))
+        .then(() => Promise.reject(new AttemptTimeoutError('the deadline passed')))
+    ]);
+  } catch (error) {
+    if (signal?.aborted) return cancelled();
+    const why = `cannot read the sslrootcert file '${target.sslRootCert}' (${messageOf(error)})`;
+    return fail(
+      error instanceof AttemptTimeoutError ? 'timeout' : 'rejected',
+      `Cannot connect to the database ${where}: ${why}.`
+    );
+  } finally {
+    stopRead.abort();
   }
   const { Client } = (await import('pg')) as { Client: PgClientClass };
 
@@ -110,8 +143,8 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     } catch (error) {
       if (error instanceof CancelledError) return cancelled();
       const { retry, message } = classifyConnectionError(error, tlsLabel(target));
-      // Scrub before cutting, so that no half of a secret survives the cut.
-      lastError = truncate(scrub(message), MAX_MESSAGE);
+      // Redacted before cutting, so that no half of a secret survives the cut.
+      lastError = oneLine(message, MAX_MESSAGE);
       if (!retry) {
         options.onAttempt?.({ attempt: attempts, error: lastError });
         return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
@@ -133,36 +166,39 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
   }
 }
 
-/** Reads `sslrootcert` once per probe; `system` (or none) means the runtime's CA store. */
-async function readRootCert(
-  target: DatabaseTarget
-): Promise<string | undefined | { error: string }> {
-  const path = target.sslRootCert;
-  if (path === undefined || path === 'system') return undefined;
+/**
+ * `sslrootcert`, read bounded (pg-connection-string reads it synchronously, whole): opened without
+ * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
+ * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
+ */
+async function readRootCert(path: string | undefined): Promise<string | string[] | undefined> {
+  if (path === undefined) return undefined;
+  if (path === 'system') return tls.getCACertificates?.('system');
+  const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { error: `cannot read the sslrootcert file '${path}' (${code})` };
+    if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    await file.close();
   }
 }
 
 function tlsLabel(target: DatabaseTarget): string {
-  return target.channelBinding === 'require' && target.sslMode === 'prefer'
+  return target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
     ? 'channel_binding=require'
     : `sslmode=${target.sslMode}`;
 }
 
-/**
- * Messages are built from host, port, database and the errors of pg and Node, none of which holds
- * the password; this is the second line of defence. Forms shorter than 4 characters are left, as
- * the action's log masking does, so that a short password cannot shred every message.
- */
-function scrubberFor(url: string): (text: string) => string {
-  const forms = secretsOf(url)
-    .filter((form) => form.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
+  return AbortSignal.any(signals.filter((each) => each !== undefined));
+}
+
+function messageOf(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return code ?? message;
 }
 
 function plural(count: number, noun: string): string {

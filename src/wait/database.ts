@@ -5,20 +5,6 @@ import { WAIT_STATUS } from './status.js';
 import type { WaitLog } from './tracker.js';
 import type { WaitResult } from './wait.js';
 
-/** What the database check found: the `database_ready` output and the summary's line. */
-export interface DatabaseCheck {
-  ready: boolean;
-  /** `host:port/database`, never the password. */
-  target: string;
-  attempts: number;
-  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
-  answeredAfterMs?: number;
-  /** Why no connection was tried. */
-  skipped?: string;
-  /** Why the database is not ready, when it was tried. */
-  problem?: string;
-}
-
 /**
  * Ready means a query answers: once the awaited operations succeeded (or the project is idle),
  * connect and run `SELECT 1` until it answers or the deadline passes. A refusal that waiting cannot
@@ -31,7 +17,8 @@ export async function checkDatabase(
 ): Promise<WaitResult> {
   if (!settings.databaseUrl) return result;
   const now = deps.now ?? Date.now;
-  const target = describeTarget(parseDatabaseUrl(settings.databaseUrl));
+  const parsed = parseDatabaseUrl(settings.databaseUrl);
+  const target = describeTarget(parsed);
   const skip = (why: string): WaitResult => ({
     ...result,
     database: { ready: false, target, attempts: 0, skipped: why }
@@ -41,7 +28,7 @@ export async function checkDatabase(
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({
-    url: settings.databaseUrl,
+    target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
     onAttempt: (a) => {
