@@ -74,6 +74,36 @@ describe('channel_binding=require against a server in the middle', () => {
     );
   });
 
+  it('refuses a server that offers SCRAM-SHA-256-PLUS, then says OK without proving it knows the password', async () => {
+    await withServer(
+      (socket, write) => {
+        write(wire.sasl('SCRAM-SHA-256-PLUS', 'SCRAM-SHA-256'));
+        socket.once('data', (initial: Buffer) => {
+          const nonce = /r=([^,\0]+)/.exec(initial.toString('latin1'))?.[1] ?? '';
+          const first = `r=${nonce}server,s=${Buffer.from('salt').toString('base64')},i=4096`;
+          write(wire.auth(11, Buffer.from(first)));
+          // After the client's proof: OK at once, without the server's signature (SASLFinal).
+          socket.once('data', () => write(Buffer.concat([wire.ok(), wire.ready()])));
+        });
+      },
+      async (server) => {
+        const url = urlFor(
+          { host: HOST, port: server.port },
+          'app',
+          PASSWORD,
+          'appdb',
+          '?sslmode=require&channel_binding=require'
+        );
+        const result = failure(await runProbe(url, 5000));
+        expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+        expect(result.message).toContain(
+          'authentication refused: the server ended SCRAM without its proof'
+        );
+        expect(server.received().toString('latin1')).toContain('SCRAM-SHA-256-PLUS');
+      }
+    );
+  });
+
   it('without channel_binding=require, pg answers the same request (the control)', async () => {
     await withServer(
       (_socket, write) => write(wire.cleartext()),

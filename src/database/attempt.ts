@@ -16,16 +16,15 @@
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Client, ClientConfig, Connection } from 'pg';
-import type { Clock } from '../util/clock.js';
-import { CancelledError } from '../util/errors.js';
+import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { AttemptTimeoutError, NO_TLS_MESSAGE, REFUSED, TOO_MUCH } from './errors.js';
+import { codeOf, NO_TLS_MESSAGE } from './errors.js';
 import type { DatabaseTarget } from './url.js';
 
 export type PgClientClass = typeof Client;
 
 const APPLICATION_NAME = 'neon-operations-wait-action';
-export const MAX_BYTES = 1 << 20;
+const MAX_BYTES = 1 << 20;
 
 export interface AttemptOptions {
   Client: PgClientClass;
@@ -34,7 +33,6 @@ export interface AttemptOptions {
   ca?: string | string[];
   /** Connect, query and close must end within this; the socket is destroyed when it passes. */
   timeoutMs: number;
-  clock: Clock;
   signal?: AbortSignal;
 }
 
@@ -44,78 +42,51 @@ export interface AttemptOptions {
  * either way.
  */
 export async function attemptSelectOne(options: AttemptOptions): Promise<void> {
-  const { target, clock, signal } = options;
+  const { target, signal } = options;
   if (signal?.aborted) throw new CancelledError();
-  const bound = new AbortController();
-  const stopTimer = new AbortController();
-  let timedOut = false;
-  clock.sleep(options.timeoutMs, stopTimer.signal).then(
-    () => {
-      timedOut = true;
-      bound.abort();
-    },
-    () => undefined
-  );
-  const onCancel = (): void => bound.abort();
-  signal?.addEventListener('abort', onCancel, { once: true });
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
   try {
-    const [first, second] = tlsPlan(target, options.ca);
-    try {
-      await selectOne(options.Client, target, first.ssl, bound.signal);
-    } catch (error) {
-      if (second === undefined || bound.signal.aborted || !first.fallbackOn(error)) throw error;
-      await selectOne(options.Client, target, second.ssl, bound.signal);
+    const [tries, next] = tlsPlan(target, options.ca);
+    for (const [index, ssl] of tries.entries()) {
+      try {
+        return await selectOne(options.Client, target, ssl, bound);
+      } catch (error) {
+        if (index === tries.length - 1 || bound.aborted || !next(error)) throw error;
+      }
     }
   } catch (error) {
     if (signal?.aborted) throw new CancelledError();
-    if (timedOut)
+    if (timeout.aborted)
       throw new AttemptTimeoutError(`no answer within ${formatDuration(options.timeoutMs)}`);
     throw error;
-  } finally {
-    stopTimer.abort();
-    signal?.removeEventListener('abort', onCancel);
   }
 }
 
-interface TlsStep {
-  ssl: false | ConnectionOptions;
-  /** Whether a failure of this step means "try the next one" (libpq's allow and prefer). */
-  fallbackOn: (error: unknown) => boolean;
-}
+type Tls = false | ConnectionOptions;
 
-/** What libpq's sslmode means, as one or two pg configurations tried in order. */
-export function tlsPlan(target: DatabaseTarget, ca?: string | string[]): [TlsStep, TlsStep?] {
-  const never = (): boolean => false;
+/** What libpq's sslmode means: the TLS settings tried in order, and which failure means "next". */
+function tlsPlan(target: DatabaseTarget, ca?: string | string[]): [Tls[], (e: unknown) => boolean] {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
-  const encryptOnly: ConnectionOptions = { ...versions, rejectUnauthorized: false };
-  const verify: ConnectionOptions = { ...versions, rejectUnauthorized: true, ...(ca && { ca }) };
+  const encryptOnly: Tls = { ...versions, rejectUnauthorized: false };
+  const verify: Tls = { ...versions, rejectUnauthorized: true, ...(ca && { ca }) };
   let mode = target.sslMode;
   // libpq: with a root certificate, `require` verifies the chain; channel binding needs TLS.
   if (mode === 'require' && target.sslRootCert !== undefined) mode = 'verify-ca';
   if ((mode === 'allow' || mode === 'prefer') && target.channelBinding === 'require')
     mode = 'require';
-  switch (mode) {
-    case 'disable':
-      return [{ ssl: false, fallbackOn: never }];
-    case 'allow':
-      // Plain first; TLS when the server turned plain away (pg_hba.conf: hostssl only).
-      return [
-        { ssl: false, fallbackOn: (error) => codeOf(error) === '28000' },
-        { ssl: encryptOnly, fallbackOn: never }
-      ];
-    case 'prefer':
-      // TLS first; plain only when the server has no TLS at all.
-      return [
-        { ssl: encryptOnly, fallbackOn: (error) => messageOf(error) === NO_TLS_MESSAGE },
-        { ssl: false, fallbackOn: never }
-      ];
-    case 'require':
-      return [{ ssl: encryptOnly, fallbackOn: never }];
-    case 'verify-ca':
-      return [{ ssl: { ...verify, checkServerIdentity: () => undefined }, fallbackOn: never }];
-    case 'verify-full':
-      return [{ ssl: verify, fallbackOn: never }];
-  }
+  // allow: plain first, TLS when the server turned plain away (pg_hba.conf: hostssl only);
+  // prefer: TLS first, plain only when the server has no TLS at all.
+  if (mode === 'allow') return [[false, encryptOnly], (e) => codeOf(e) === '28000'];
+  if (mode === 'prefer')
+    return [[encryptOnly, false], (e) => (e as Error)?.message === NO_TLS_MESSAGE];
+  const only: Tls = {
+    disable: false as const,
+    require: encryptOnly,
+    'verify-ca': { ...verify, checkServerIdentity: () => undefined },
+    'verify-full': verify
+  }[mode];
+  return [[only], () => false];
 }
 
 type Asked = 'none' | 'password' | 'md5' | 'scram-sha-256';
@@ -147,7 +118,7 @@ export function authRefusal(
 async function selectOne(
   Client: PgClientClass,
   target: DatabaseTarget,
-  ssl: false | ConnectionOptions,
+  ssl: Tls,
   signal: AbortSignal
 ): Promise<void> {
   if (signal.aborted) throw new CancelledError();
@@ -155,7 +126,7 @@ async function selectOne(
   let plus = false;
   let proven = false;
   let received = 0;
-  const refused = (why: string): Error => new Error(`${REFUSED}: ${why}`);
+  const refused = (why: string): Error => new Error(`authentication refused: ${why}`);
   const config: ClientConfig & { sslnegotiation: string } = {
     host: target.host,
     port: target.port,
@@ -211,20 +182,13 @@ async function selectOne(
     answered = true;
     await client.end();
   } catch (error) {
-    if (received > MAX_BYTES) throw new Error(TOO_MUCH, { cause: error });
+    if (received > MAX_BYTES)
+      throw new Error('the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes', {
+        cause: error
+      });
     if (!answered) throw error;
   } finally {
     signal.removeEventListener('abort', destroy);
     if (!answered) destroy();
   }
-}
-
-function codeOf(error: unknown): unknown {
-  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-}
-
-function messageOf(error: unknown): unknown {
-  return typeof error === 'object' && error !== null && 'message' in error
-    ? error.message
-    : undefined;
 }

@@ -4,7 +4,6 @@
  * Credentials, a missing role or database, or a certificate that fails verification will not get
  * better by waiting: reject at once, with a message that says which.
  */
-import { AttemptTimeoutError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
 
 export interface ClassifiedError {
@@ -13,9 +12,6 @@ export interface ClassifiedError {
   message: string;
 }
 
-/** The attempt ran out of its time bound; always retried while time is left. */
-export { AttemptTimeoutError };
-
 /** SQLSTATE classes and codes that waiting does not fix. */
 const REJECTED_SQLSTATE = [
   /^28/, // invalid authorization: wrong password (28P01), unknown role or no pg_hba entry (28000)
@@ -23,27 +19,15 @@ const REJECTED_SQLSTATE = [
   /^42/ // e.g. 42501: no CONNECT privilege on the database
 ];
 
-/** Certificate verification failures reported by Node's TLS layer. */
-const TLS_VERIFY_CODES = new Set([
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_REVOKED',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
-]);
+/** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
+const TLS_VERIFY_CODE =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 
 /**
- * Errors without a SQLSTATE that mean the connection cannot work as configured: Neon's proxy
- * without an endpoint id, a startup parameter it refuses, and pg's own SCRAM failures (no
- * password, or a server that does not prove it knows the password).
+ * Errors without a SQLSTATE that mean the connection cannot work as configured: the checks of
+ * `attempt.ts` (an authentication refused, a server that sends too much), Neon's proxy without an
+ * endpoint id, a startup parameter it refuses, and pg's own SCRAM failures (no password, or a
+ * server that does not prove it knows the password).
  */
 const REJECTED_MESSAGES = [
   /^authentication refused: /,
@@ -53,11 +37,6 @@ const REJECTED_MESSAGES = [
   /password authentication failed/i,
   /^SASL: /
 ];
-
-/** The start of the message when the server's way to authenticate is refused (`attempt.ts`). */
-export const REFUSED = 'authentication refused';
-/** A server that sends more than a probe can need, e.g. a `SELECT 1` with millions of rows. */
-export const TOO_MUCH = 'the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes';
 
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
@@ -73,7 +52,7 @@ export function classifyConnectionError(error: unknown, tls: string): Classified
     return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
   }
   const code = codeOf(error);
-  if (code !== undefined && TLS_VERIFY_CODES.has(code)) {
+  if (code !== undefined && TLS_VERIFY_CODE.test(code)) {
     return {
       retry: false,
       message: `TLS certificate verification failed (${tls}): ${text}`
@@ -99,7 +78,7 @@ function sqlstateOf(error: unknown): string | undefined {
   return code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-function codeOf(error: unknown): string | undefined {
+export function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;
 }

@@ -7,8 +7,8 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as tls from 'node:tls';
-import { type Clock, systemClock } from '../util/clock.js';
-import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
+import { systemClock as clock } from '../util/clock.js';
+import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
 import { attemptSelectOne, type PgClientClass } from './attempt.js';
@@ -40,10 +40,9 @@ export interface ProbeAttempt {
 export interface ProbeOptions {
   /** The parsed `database_url`. */
   target: DatabaseTarget;
-  /** Epoch ms (on `clock`) by which the database must have answered. */
+  /** Epoch ms by which the database must have answered. */
   deadline: number;
   signal?: AbortSignal;
-  clock?: Clock;
   onAttempt?: (attempt: ProbeAttempt) => void;
 }
 
@@ -51,7 +50,7 @@ export type ProbeResult =
   | { ready: true; attempts: number; elapsedMs: number }
   | {
       ready: false;
-      /** `rejected`: not retried (credentials, role, database, TLS verification, unusable URL). */
+      /** `rejected`: not retried (credentials, role, database, TLS, sslrootcert). */
       reason: 'timeout' | 'rejected' | 'cancelled';
       /** One line naming host:port/database, never the password. */
       message: string;
@@ -77,7 +76,6 @@ export function retryDelay(attempt: number, random: () => number = Math.random):
 
 export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult> {
   const { target, deadline, signal } = options;
-  const clock = options.clock ?? systemClock;
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
@@ -97,24 +95,20 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     );
 
   if (signal?.aborted) return cancelled();
+  const reading = AbortSignal.any([
+    AbortSignal.timeout(Math.max(0, deadline - clock.now())),
+    ...(signal ? [signal] : [])
+  ]);
   let ca: string | string[] | undefined;
-  const stopRead = new AbortController();
   try {
-    ca = await Promise.race([
-      readRootCert(target.sslRootCert),
-      clock
-        .sleep(Math.max(0, deadline - clock.now()), anySignal(signal, stopRead.signal))
-        .then(() => Promise.reject(new AttemptTimeoutError('the deadline passed')))
-    ]);
+    ca = await readRootCert(target.sslRootCert, reading);
   } catch (error) {
     if (signal?.aborted) return cancelled();
-    const why = `cannot read the sslrootcert file '${target.sslRootCert}' (${messageOf(error)})`;
+    const { code, message } = error as NodeJS.ErrnoException;
     return fail(
-      error instanceof AttemptTimeoutError ? 'timeout' : 'rejected',
-      `Cannot connect to the database ${where}: ${why}.`
+      reading.aborted ? 'timeout' : 'rejected',
+      `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
     );
-  } finally {
-    stopRead.abort();
   }
   const { Client } = (await import('pg')) as { Client: PgClientClass };
 
@@ -135,7 +129,6 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
         target,
         ...(ca === undefined ? {} : { ca }),
         timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left),
-        clock,
         ...(signal === undefined ? {} : { signal })
       });
       options.onAttempt?.({ attempt: attempts });
@@ -171,18 +164,24 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
  * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
  * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
  */
-async function readRootCert(path: string | undefined): Promise<string | string[] | undefined> {
+async function readRootCert(
+  path: string | undefined,
+  signal: AbortSignal
+): Promise<string | string[] | undefined> {
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const stop = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  );
   try {
-    if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    if (!(await Promise.race([file.stat(), stop])).isFile()) throw new Error('not a regular file');
     const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const { bytesRead } = await Promise.race([file.read(buffer, 0, buffer.length, 0), stop]);
     if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
     return buffer.toString('utf8', 0, bytesRead);
   } finally {
-    await file.close();
+    void file.close();
   }
 }
 
@@ -190,15 +189,6 @@ function tlsLabel(target: DatabaseTarget): string {
   return target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
     ? 'channel_binding=require'
     : `sslmode=${target.sslMode}`;
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
-  return AbortSignal.any(signals.filter((each) => each !== undefined));
-}
-
-function messageOf(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  return code ?? message;
 }
 
 function plural(count: number, noun: string): string {

@@ -7,7 +7,7 @@
  *
  * Parameters: honoured `sslmode`, `sslrootcert` (a file, or `system`: verify-full against the
  * system's CAs), `channel_binding`, `require_auth`, `ssl_min_protocol_version`,
- * `ssl_max_protocol_version`, `sslnegotiation`, `sslcertmode` (`disable`, `allow`), plus what pg
+ * `ssl_max_protocol_version`, `sslnegotiation`, plus what pg
  * reads (`host`, `port`, `dbname`, `user`, `password`, `options`, `application_name`). Refused: see
  * `REFUSED`. Others (`connect_timeout`, `target_session_attrs`, ...) loosen nothing and are ignored.
  */
@@ -49,26 +49,16 @@ export interface DatabaseTarget {
 export { DatabaseUrlError };
 
 /** libpq parameters that would tighten security or move the connection, which pg cannot honour. */
-const REFUSED: Record<string, string> = {
-  sslcert: 'client certificates are not supported',
-  sslkey: 'client certificates are not supported',
-  sslpassword: 'client certificates are not supported',
-  sslcrl: 'certificate revocation lists are not supported',
-  sslcrldir: 'certificate revocation lists are not supported',
-  requirepeer: 'Unix sockets are not supported',
-  gssencmode: 'GSSAPI encryption is not supported; use sslmode',
-  krbsrvname: 'GSSAPI is not supported',
-  hostaddr: 'put the host in the URL',
-  service: 'put the host, port and database in the URL',
-  passfile: 'put the password in the URL',
-  ssl: "it is pg's own parameter; use libpq's sslmode"
-};
-/** Values of these that loosen nothing. */
-const HARMLESS: Record<string, string[]> = {
-  sslcertmode: ['disable', 'allow'],
-  gssencmode: ['disable', 'prefer'],
-  sslnegotiation: ['postgres', 'direct']
-};
+const REFUSED: [string[], string][] = [
+  [['sslcert', 'sslkey', 'sslpassword', 'sslcertmode'], 'client certificates are not supported'],
+  [['sslcrl', 'sslcrldir'], 'certificate revocation lists are not supported'],
+  [['gssencmode', 'krbsrvname', 'gsslib'], 'GSSAPI is not supported; use sslmode'],
+  [['requirepeer'], 'Unix sockets are not supported'],
+  [['hostaddr', 'service', 'passfile'], 'put the host, port, database and password in the URL'],
+  [['ssl'], "it is pg's own parameter; use libpq's sslmode"]
+];
+/** Values of those that ask for nothing more than this check does. */
+const HARMLESS = /^(sslcertmode=(disable|allow)|gssencmode=(disable|prefer))$/;
 
 /** Parses `database_url`; throws `DatabaseUrlError`, which never quotes the password. */
 export function parseDatabaseUrl(value: string): DatabaseTarget {
@@ -92,10 +82,12 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
   const params = new URL(text).searchParams;
   const param = (name: string): string | undefined => params.get(name) ?? undefined;
-  for (const [name, why] of Object.entries(REFUSED)) {
-    const given = param(name);
-    if (given !== undefined && !HARMLESS[name]?.includes(given.toLowerCase()))
-      throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
+  for (const [names, why] of REFUSED) {
+    for (const name of names) {
+      const given = param(name);
+      if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
+        throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
+    }
   }
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const given = param(name);
@@ -118,8 +110,7 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
 
   const sslRootCert = param('sslrootcert') || undefined;
   const system = sslRootCert === 'system';
-  const noVerify = param('sslmode')?.toLowerCase() === 'no-verify';
-  if (noVerify) params.set('sslmode', 'require');
+  if (param('sslmode')?.toLowerCase() === 'no-verify') params.set('sslmode', 'require');
   // libpq 16: sslrootcert=system defaults to verify-full, and refuses anything weaker.
   const sslMode = oneOf('sslmode', SSL_MODES, system ? 'verify-full' : 'prefer');
   if (system && sslMode !== 'verify-full')
@@ -132,8 +123,6 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
   const directTls = oneOf('sslnegotiation', ['postgres', 'direct'], 'postgres') === 'direct';
   if (directTls && !['require', 'verify-ca', 'verify-full'].includes(sslMode))
     throw fail(`has sslnegotiation=direct with sslmode=${sslMode}; it needs require or stronger`);
-  if (param('sslcertmode')?.toLowerCase() === 'require')
-    throw fail('has sslcertmode=require; client certificates are not supported');
 
   const [minTls, maxTls] = ['min', 'max'].map((end) => {
     const name = `ssl_${end}_protocol_version`;

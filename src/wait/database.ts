@@ -51,32 +51,18 @@ export async function checkDatabase(
     };
   }
   const database = { ready: false, target, attempts: probe.attempts, problem: probe.message };
-  switch (probe.reason) {
-    case 'cancelled':
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.aborted,
-        failure: 'The job was cancelled while waiting for the database.',
-        apiUnusable: true
-      };
-    case 'timeout':
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.timeout,
-        timedOut: true,
-        failure: `Timed out after ${formatDuration(settings.timeoutMs)}: ${probe.message}`
-      };
-    default:
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.databaseError,
-        failure: probe.message
-      };
-  }
+  const ending = {
+    cancelled: {
+      status: WAIT_STATUS.aborted,
+      failure: 'The job was cancelled while waiting for the database.',
+      apiUnusable: true
+    },
+    timeout: {
+      status: WAIT_STATUS.timeout,
+      timedOut: true,
+      failure: `Timed out after ${formatDuration(settings.timeoutMs)}: ${probe.message}`
+    },
+    rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
+  }[probe.reason];
+  return { ...result, finishedAt, database, ...ending };
 }
