@@ -1,17 +1,13 @@
 /**
- * One probe attempt: connect with node-postgres, run `SELECT 1`, close. Kept here because pg lacks
- * it (it never sees the URL):
- * - TLS as libpq's `sslmode` means it: pg 8.2x verifies under `require`, and has no fallback for
- *   `allow` and `prefer`.
- * - libpq's checks of the server's authentication request. pg answers whatever the server asks
- *   (cleartext, MD5, SCRAM with or without PLUS, or nothing at all), and `enableChannelBinding` only
- *   prefers SCRAM-SHA-256-PLUS. The hook: pg's Client fetches its password through the `password`
- *   function before it answers any request (`_getPassword` in pg/lib/client.js, for cleartext, MD5
- *   and SASL alike), so that function refuses, and no byte of the password leaves; listeners on the
- *   Connection, added before the Client's own, tell it what was asked. `authenticationOk` is checked
- *   too: a server that asked for nothing, or ended SCRAM before proving it knows the password.
- * - A bound on what the server sends: pg buffers each message whole and every row, so past
- *   `MAX_BYTES` (a `SELECT 1` needs a few hundred) the socket is destroyed.
+ * One probe attempt: connect with node-postgres, run `SELECT 1`, close. Kept here, as pg lacks it:
+ * - TLS as libpq's `sslmode` means it (pg 8.2x verifies under `require`; no allow/prefer fallback).
+ * - libpq's checks of how the server asks to authenticate. pg answers any request (cleartext, MD5,
+ *   SCRAM with or without PLUS, none), and `enableChannelBinding` only prefers PLUS. The hook: pg's
+ *   Client gets the password from the `password` function before it answers any request
+ *   (`_getPassword` in pg/lib/client.js, for cleartext, MD5 and SASL alike): that function refuses,
+ *   so no byte of the password leaves. Listeners on the Connection, added before the Client's own,
+ *   tell it what was asked; `authenticationOk` is checked too (no request, or SCRAM unfinished).
+ * - A bound on what the server sends: pg buffers each message whole, and every row.
  */
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -24,6 +20,7 @@ import type { DatabaseTarget } from './url.js';
 export type PgClientClass = typeof Client;
 
 const APPLICATION_NAME = 'neon-operations-wait-action';
+/** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
 
 export interface AttemptOptions {
@@ -89,13 +86,13 @@ function tlsPlan(target: DatabaseTarget, ca?: string | string[]): [Tls[], (e: un
   return [[only], () => false];
 }
 
-type Asked = 'none' | 'password' | 'md5' | 'scram-sha-256';
-const ASKED: Record<Asked, string> = {
+const ASKED = {
   none: 'asked for no password',
   password: 'asked for a cleartext password',
   md5: 'asked for an MD5 password',
   'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
 };
+type Asked = keyof typeof ASKED;
 
 /** Why libpq would refuse the way the server asks to authenticate; undefined when it would not. */
 export function authRefusal(

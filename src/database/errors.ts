@@ -6,12 +6,6 @@
  */
 import { oneLine } from '../util/text.js';
 
-export interface ClassifiedError {
-  retry: boolean;
-  /** One line, without the connection's password (errors from pg and Node never hold it). */
-  message: string;
-}
-
 /** SQLSTATE classes and codes that waiting does not fix. */
 const REJECTED_SQLSTATE = [
   /^28/, // invalid authorization: wrong password (28P01), unknown role or no pg_hba entry (28000)
@@ -42,7 +36,11 @@ const REJECTED_MESSAGES = [
 export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
 /** `tls` names what asked for TLS, e.g. `sslmode=verify-full`. */
-export function classifyConnectionError(error: unknown, tls: string): ClassifiedError {
+/** `message`: one line, without the password (errors from pg and Node never hold it). */
+export function classifyConnectionError(
+  error: unknown,
+  tls: string
+): { retry: boolean; message: string } {
   const text = oneLine(describe(error));
   const sqlstate = sqlstateOf(error);
   if (sqlstate !== undefined) {
@@ -52,12 +50,8 @@ export function classifyConnectionError(error: unknown, tls: string): Classified
     return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
   }
   const code = codeOf(error);
-  if (code !== undefined && TLS_VERIFY_CODE.test(code)) {
-    return {
-      retry: false,
-      message: `TLS certificate verification failed (${tls}): ${text}`
-    };
-  }
+  if (code !== undefined && TLS_VERIFY_CODE.test(code))
+    return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
   if (text === NO_TLS_MESSAGE) {
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
   }

@@ -95,18 +95,14 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     );
 
   if (signal?.aborted) return cancelled();
-  const reading = AbortSignal.any([
-    AbortSignal.timeout(Math.max(0, deadline - clock.now())),
-    ...(signal ? [signal] : [])
-  ]);
   let ca: string | string[] | undefined;
   try {
-    ca = await readRootCert(target.sslRootCert, reading);
+    ca = await readRootCert(target.sslRootCert, deadline - clock.now(), signal);
   } catch (error) {
     if (signal?.aborted) return cancelled();
-    const { code, message } = error as NodeJS.ErrnoException;
+    const { code, message, name } = error as NodeJS.ErrnoException;
     return fail(
-      reading.aborted ? 'timeout' : 'rejected',
+      name === 'TimeoutError' ? 'timeout' : 'rejected',
       `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
     );
   }
@@ -127,9 +123,9 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       await attemptSelectOne({
         Client,
         target,
-        ...(ca === undefined ? {} : { ca }),
+        ca,
         timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left),
-        ...(signal === undefined ? {} : { signal })
+        signal
       });
       options.onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
@@ -144,10 +140,9 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       }
       // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
       const rest = deadline - clock.now();
-      const base = retryDelay(attempts);
       const delayMs = Math.max(
         0,
-        rest > LAST_ATTEMPT_MS ? Math.min(base, rest - LAST_ATTEMPT_MS) : Math.min(base, rest)
+        Math.min(retryDelay(attempts), rest - (rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0))
       );
       options.onAttempt?.({ attempt: attempts, error: lastError, delayMs });
       try {
@@ -166,10 +161,15 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
  */
 async function readRootCert(
   path: string | undefined,
-  signal: AbortSignal
+  leftMs: number,
+  cancel?: AbortSignal
 ): Promise<string | string[] | undefined> {
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(Math.max(0, leftMs)),
+    ...(cancel ? [cancel] : [])
+  ]);
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   const stop = new Promise<never>((_, reject) =>
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })

@@ -6,10 +6,9 @@
  * Kept here: libpq 16's reading of those, and a clear input error for what cannot be honoured.
  *
  * Parameters: honoured `sslmode`, `sslrootcert` (a file, or `system`: verify-full against the
- * system's CAs), `channel_binding`, `require_auth`, `ssl_min_protocol_version`,
- * `ssl_max_protocol_version`, `sslnegotiation`, plus what pg
- * reads (`host`, `port`, `dbname`, `user`, `password`, `options`, `application_name`). Refused: see
- * `REFUSED`. Others (`connect_timeout`, `target_session_attrs`, ...) loosen nothing and are ignored.
+ * system's CAs), `channel_binding`, `require_auth`, `ssl_min_protocol_version`, `sslnegotiation`,
+ * `ssl_max_protocol_version`, and what pg reads (`host`, `port`, `dbname`, `user`, `password`,
+ * `options`, `application_name`). Refused: `REFUSED`. Others (`connect_timeout`, ...) are ignored.
  */
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
@@ -152,22 +151,19 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
 }
 
 /** libpq: a list of methods, all plain or all negated with `!`. */
-function requireAuth(
-  value: string,
-  fail: (reason: string) => DatabaseUrlError
-): DatabaseTarget['requireAuth'] {
+function requireAuth(value: string, fail: (reason: string) => DatabaseUrlError) {
   const items = value.toLowerCase().split(',');
   const negated = items[0]?.startsWith('!') ?? false;
   const methods = items.map((item) => item.replace(/^!/, ''));
   if (
-    items.some((item) => item.startsWith('!') !== negated) ||
-    methods.some((method) => !AUTH_METHODS.includes(method))
-  ) {
-    throw fail(
-      `has require_auth=${value}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
-    );
-  }
-  return { methods, negated };
+    items.every(
+      (item, i) => item.startsWith('!') === negated && AUTH_METHODS.includes(methods[i] ?? '')
+    )
+  )
+    return { methods, negated };
+  throw fail(
+    `has require_auth=${value}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
+  );
 }
 
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */

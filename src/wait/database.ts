@@ -13,10 +13,9 @@ import type { WaitResult } from './wait.js';
 export async function checkDatabase(
   result: WaitResult,
   settings: { databaseUrl?: string; wait: boolean; timeoutMs: number },
-  deps: { log: WaitLog; signal?: AbortSignal; now?: () => number }
+  deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
   if (!settings.databaseUrl) return result;
-  const now = deps.now ?? Date.now;
   const parsed = parseDatabaseUrl(settings.databaseUrl);
   const target = describeTarget(parsed);
   const skip = (why: string): WaitResult => ({
@@ -39,7 +38,7 @@ export async function checkDatabase(
         );
     }
   });
-  const finishedAt = now();
+  const finishedAt = Date.now();
   if (probe.ready) {
     deps.log.info(
       `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s)).`
