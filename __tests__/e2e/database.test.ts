@@ -181,6 +181,10 @@ describe('database_url', () => {
       )
     );
     expect(untrusted.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+    // libpq 16: sslrootcert=system is verify-full against the system's CAs, which never signed this.
+    const system = await runWith(urlFor(tls, 'app', PASSWORD, 'appdb', '?sslrootcert=system'));
+    expect(system.outputs.status).toBe('database_error');
+    expect(system.stdout).toContain('TLS certificate verification failed (sslmode=verify-full)');
     const plain = await runWith(urlFor(tls, 'app', PASSWORD, 'appdb', '?sslmode=disable'));
     expect(plain.outputs.status).toBe('database_error');
   });
