@@ -247,7 +247,7 @@ describe('a hostile server', () => {
   });
 });
 
-describe('an sslrootcert that never ends', () => {
+describe('an sslrootcert that never ends, or is huge', () => {
   it.each([
     [
       'a FIFO without a writer',
@@ -255,10 +255,20 @@ describe('an sslrootcert that never ends', () => {
         const fifo = join(dir, 'fifo.crt');
         execFileSync('mkfifo', [fifo]);
         return fifo;
-      }
+      },
+      'not a regular file'
     ],
-    ['/dev/zero', () => '/dev/zero']
-  ])('is refused at once: %s', async (_name, make) => {
+    ['/dev/zero', () => '/dev/zero', 'not a regular file'],
+    [
+      'a 64 MiB file',
+      () => {
+        const big = join(dir, 'big.crt');
+        execFileSync('truncate', ['-s', '64M', big]);
+        return big;
+      },
+      'larger than 1 MiB'
+    ]
+  ])('is refused at once: %s', async (_name, make, why) => {
     const path = make();
     const url = urlFor(
       { host: HOST, port: 1 },
@@ -269,9 +279,16 @@ describe('an sslrootcert that never ends', () => {
     );
     const run = await runProbe(url, 5000);
     expect(failure(run)).toMatchObject({ reason: 'rejected', attempts: 0 });
-    expect(failure(run).message).toContain(
-      `cannot read the sslrootcert file '${path}' (not a regular file)`
-    );
+    expect(failure(run).message).toContain(`cannot read the sslrootcert file '${path}' (${why})`);
     expect(run.wallMs).toBeLessThan(1000);
+  });
+
+  it('is not read after a cancellation', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const url = urlFor({ host: HOST, port: 1 }, 'app', PASSWORD, 'appdb', '?sslrootcert=/dev/zero');
+    expect(failure(await runProbe(url, 5000, { signal: controller.signal })).reason).toBe(
+      'cancelled'
+    );
   });
 });
