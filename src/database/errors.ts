@@ -1,8 +1,6 @@
 /**
- * One table that decides, for a failed connection attempt, whether waiting can help. A database
- * that is still starting, a compute that Neon is waking, a refused or dropped connection: retry.
- * Credentials, a missing role or database, or a certificate that fails verification will not get
- * better by waiting: reject at once, with a message that says which.
+ * Whether waiting can help a failed attempt: a database still starting, a compute waking, a refused
+ * or dropped connection: retry. Credentials, role, database, certificate: reject at once, saying which.
  */
 import { oneLine } from '../util/text.js';
 
@@ -18,10 +16,8 @@ const TLS_VERIFY_CODE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 
 /**
- * Errors without a SQLSTATE that mean the connection cannot work as configured: the checks of
- * `attempt.ts` (an authentication refused, a server that sends too much), Neon's proxy without an
- * endpoint id, a startup parameter it refuses, and pg's own SCRAM failures (no password, or a
- * server that does not prove it knows the password).
+ * Errors without a SQLSTATE that waiting does not fix: the checks of `attempt.ts`, Neon's proxy
+ * without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
  */
 const REJECTED_MESSAGES = [
   /^authentication refused: /,
@@ -35,8 +31,7 @@ const REJECTED_MESSAGES = [
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
-/** `tls` names what asked for TLS, e.g. `sslmode=verify-full`. */
-/** `message`: one line, without the password (errors from pg and Node never hold it). */
+/** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
 export function classifyConnectionError(
   error: unknown,
   tls: string
