@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import {
@@ -140,6 +141,22 @@ describe('channel_binding=require against a server in the middle', () => {
       }
     );
   });
+});
+
+it('sslnegotiation=direct is honoured: TLS from the first byte, no SSLRequest', async () => {
+  let firstByte: number | undefined;
+  const server = createServer((socket) =>
+    socket.once('data', (data: Buffer) => {
+      firstByte = data[0];
+      socket.destroy();
+    })
+  );
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const { port } = server.address() as AddressInfo;
+  const query = '?sslmode=require&sslnegotiation=direct';
+  await runProbe(urlFor({ host: HOST, port }, 'app', PASSWORD, 'appdb', query), 300);
+  await new Promise((resolve) => server.close(resolve));
+  expect(firstByte).toBe(0x16); // a TLS handshake record; an SSLRequest starts with 0x00
 });
 
 /** Peak of the process's JS heap and buffers while `run` runs, above where it started. */

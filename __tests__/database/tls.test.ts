@@ -68,6 +68,14 @@ describe('probeDatabase over TLS', () => {
     ],
     ['sslmode=verify-full with the CA as sslrootcert', () => `?sslmode=verify-full&${caParam()}`],
     ['sslmode absent (prefer: TLS when the server has it)', () => ''],
+    [
+      'sslnegotiation=direct (TLS from the first byte, PostgreSQL 17+)',
+      () => '?sslmode=require&sslnegotiation=direct'
+    ],
+    [
+      'require_auth=scram-sha-256 and TLS 1.3 only',
+      () => '?sslmode=require&require_auth=scram-sha-256&ssl_min_protocol_version=TLSv1.3'
+    ],
     ['sslmode=allow (plain refused by pg_hba.conf, then TLS)', () => '?sslmode=allow']
   ])('is ready with %s', async (_name, query) => {
     const run = await runProbe(url(query()), 10_000);
