@@ -12,6 +12,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -397,5 +399,115 @@ export async function createTestCertificates(): Promise<TestCertificates> {
     serverCert: await readFile(join(dir, 'server.crt'), 'utf8'),
     serverKey: await readFile(join(dir, 'server.key'), 'utf8'),
     remove: () => rm(dir, { recursive: true, force: true })
+  };
+}
+
+export interface FakeServer {
+  readonly port: number;
+  /** Every byte clients sent after their startup message. */
+  received(): Buffer;
+  /** Bytes the server wrote after the startup, and whether the client closed first. */
+  readonly sent: number;
+  close(): Promise<void>;
+}
+
+/** Protocol messages a fake server writes. */
+export const wire = {
+  message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  },
+  auth(code: number, extra: Buffer = Buffer.alloc(0)): Buffer {
+    const body = Buffer.alloc(4);
+    body.writeInt32BE(code);
+    return wire.message('R', Buffer.concat([body, extra]));
+  },
+  cleartext: (): Buffer => wire.auth(3),
+  md5: (): Buffer => wire.auth(5, Buffer.from([1, 2, 3, 4])),
+  sasl: (...mechanisms: string[]): Buffer =>
+    wire.auth(10, Buffer.from(`${mechanisms.join('\0')}\0\0`, 'latin1')),
+  ok: (): Buffer => wire.auth(0),
+  ready: (): Buffer => wire.message('Z', Buffer.from('I')),
+  /** One int4 column named x. */
+  rowDescription(): Buffer {
+    const body = Buffer.alloc(2 + 2 + 18);
+    body.writeInt16BE(1, 0);
+    body.write('x\0', 2, 'latin1');
+    body.writeInt32BE(0, 4);
+    body.writeInt16BE(0, 8);
+    body.writeInt32BE(23, 10);
+    body.writeInt16BE(4, 14);
+    body.writeInt32BE(-1, 16);
+    body.writeInt16BE(0, 20);
+    return wire.message('T', body);
+  },
+  dataRow: (): Buffer => wire.message('D', Buffer.from([0, 1, 0, 0, 0, 1, 0x31]))
+};
+
+/**
+ * A fake PostgreSQL server on 127.0.0.1 for what a real one never does: a server in the middle,
+ * or a hostile one. It answers an SSLRequest with TLS when given a certificate (`N` otherwise),
+ * reads the startup message, then hands the socket to `script`.
+ */
+export async function fakeServer(
+  script: (socket: Duplex, write: (bytes: Buffer) => boolean) => void,
+  tlsOptions?: { cert: string; key: string }
+): Promise<FakeServer> {
+  const chunks: Buffer[] = [];
+  const sockets = new Set<Duplex>();
+  let sent = 0;
+  const server = createServer((raw) => {
+    sockets.add(raw);
+    raw.on('error', () => undefined);
+    raw.on('close', () => sockets.delete(raw));
+    let socket: Duplex = raw;
+    let buffered = Buffer.alloc(0);
+    let started = false;
+    const onData = (chunk: Buffer): void => {
+      if (started) {
+        chunks.push(chunk);
+        return;
+      }
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length < 8 || buffered.length < buffered.readInt32BE(0)) return;
+      const length = buffered.readInt32BE(0);
+      if (buffered.readInt32BE(4) === 80877103) {
+        buffered = buffered.subarray(length);
+        socket.off('data', onData);
+        socket.write(tlsOptions ? 'S' : 'N');
+        if (tlsOptions) {
+          const secure = new TLSSocket(raw, { isServer: true, ...tlsOptions });
+          secure.on('error', () => undefined);
+          socket = secure;
+        }
+        socket.on('data', onData);
+        return;
+      }
+      started = true;
+      socket.off('data', onData);
+      socket.on('data', (more: Buffer) => chunks.push(more));
+      script(socket, (bytes) => {
+        sent += bytes.length;
+        return socket.write(bytes);
+      });
+    };
+    socket.on('data', onData);
+  });
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    received: () => Buffer.concat(chunks),
+    get sent() {
+      return sent;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      })
   };
 }

@@ -8,7 +8,7 @@ import {
 import type { EngineSettings } from './engine.js';
 import { parseDuration } from './util/duration.js';
 import { InputError } from './util/errors.js';
-import { registerSecret } from './util/redact.js';
+import { redactUrl, registerSecret } from './util/redact.js';
 import { parseDatabaseUrl, secretsOf } from './database/url.js';
 
 export { InputError };
@@ -275,9 +275,7 @@ export function parseApiHost(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    // Whatever stands before an `@` may be a password: it is never quoted back.
-    const shown = value.replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}***@`);
-    throw new InputError(`${expected}; '${printable(shown)}' is not a URL.`);
+    throw new InputError(`${expected}; '${printable(redactUrl(value))}' is not a URL.`);
   }
   if (url.username || url.password) {
     throw new InputError(`${expected}; it must not hold credentials: pass the key in 'api_key'.`);

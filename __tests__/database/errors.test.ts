@@ -4,7 +4,8 @@
  * messages are taken from its documentation.
  */
 import { describe, expect, it } from '@jest/globals';
-import { AttemptTimeoutError, classifyConnectionError } from '../../src/database/errors.js';
+import { classifyConnectionError } from '../../src/database/errors.js';
+import { AttemptTimeoutError } from '../../src/util/errors.js';
 
 /** What pg's DatabaseError carries: the server's message, severity and SQLSTATE. */
 function serverError(code: string, message: string): Error {

@@ -27,6 +27,10 @@ beforeAll(async () => {
     hba: [
       // The tests' own set-up connects as the superuser without TLS; 'app' gets TLS or nothing.
       `host all postgres ${HOST}/32 scram-sha-256`,
+      // One role per way of asking for the password, for channel_binding=require.
+      `hostssl all clear ${HOST}/32 password`,
+      `hostssl all hashed ${HOST}/32 md5`,
+      `hostssl all trusted ${HOST}/32 trust`,
       `hostssl all all ${HOST}/32 scram-sha-256`
     ],
     settings: { ssl: 'on', ssl_cert_file: 'server.crt', ssl_key_file: 'server.key' },
@@ -35,7 +39,11 @@ beforeAll(async () => {
   await server.start();
   await server.sql(
     `CREATE ROLE app LOGIN PASSWORD '${PASSWORD}'`,
-    'CREATE DATABASE appdb OWNER app'
+    'CREATE DATABASE appdb OWNER app',
+    `CREATE ROLE clear LOGIN PASSWORD '${PASSWORD}'`,
+    'CREATE ROLE trusted LOGIN',
+    "SET password_encryption = 'md5'",
+    `CREATE ROLE hashed LOGIN PASSWORD '${PASSWORD}'`
   );
 }, 30_000);
 
@@ -44,8 +52,8 @@ afterAll(async () => {
 });
 
 /** A URL to the server; `host` may be `localhost`, a name the certificate does not hold. */
-function url(query: string, host = HOST): string {
-  return urlFor({ host, port: server.port }, 'app', PASSWORD, 'appdb', query);
+function url(query: string, host = HOST, user = 'app'): string {
+  return urlFor({ host, port: server.port }, user, PASSWORD, 'appdb', query);
 }
 
 const caParam = (): string => `sslrootcert=${encodeURIComponent(certs.caFile)}`;
@@ -60,6 +68,14 @@ describe('probeDatabase over TLS', () => {
     ],
     ['sslmode=verify-full with the CA as sslrootcert', () => `?sslmode=verify-full&${caParam()}`],
     ['sslmode absent (prefer: TLS when the server has it)', () => ''],
+    [
+      'sslnegotiation=direct (TLS from the first byte, PostgreSQL 17+)',
+      () => '?sslmode=require&sslnegotiation=direct'
+    ],
+    [
+      'require_auth=scram-sha-256 and TLS 1.3 only',
+      () => '?sslmode=require&require_auth=scram-sha-256&ssl_min_protocol_version=TLSv1.3'
+    ],
     ['sslmode=allow (plain refused by pg_hba.conf, then TLS)', () => '?sslmode=allow']
   ])('is ready with %s', async (_name, query) => {
     const run = await runProbe(url(query()), 10_000);
@@ -86,6 +102,11 @@ describe('probeDatabase over TLS', () => {
     [
       'verify-full and the system CAs',
       () => url('?sslmode=verify-full'),
+      '(sslmode=verify-full): unable to verify the first certificate'
+    ],
+    [
+      'sslrootcert=system (libpq 16: verify-full against the system CAs)',
+      () => url('?sslrootcert=system'),
       '(sslmode=verify-full): unable to verify the first certificate'
     ],
     [
@@ -119,5 +140,37 @@ describe('probeDatabase over TLS', () => {
     const result = failure(run);
     expect(result).toMatchObject({ reason: 'rejected', attempts: 0 });
     expect(result.message).toContain(`cannot read the sslrootcert file '${missing}' (ENOENT)`);
+  });
+
+  it.each([
+    ['clear', 'asked for a cleartext password'],
+    ['hashed', 'asked for an MD5 password'],
+    ['trusted', 'asked for no password']
+  ])(
+    'refuses, with channel_binding=require, a server that authenticates %s without SCRAM-SHA-256-PLUS',
+    async (user, said) => {
+      // The control: the same role connects when channel binding is only preferred.
+      expect((await runProbe(url('?sslmode=require', HOST, user), 10_000)).result.ready).toBe(true);
+      const strict = url('?sslmode=require&channel_binding=require', HOST, user);
+      const run = await runProbe(strict, 10_000);
+      const result = failure(run);
+      expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+      expect(result.message).toContain(
+        `authentication refused: channel_binding=require, and the server ${said}`
+      );
+      expectNoSecret(run, strict, PASSWORD);
+    }
+  );
+
+  it('honours require_auth against a real server: !password refuses, scram-sha-256 connects', async () => {
+    const refused = failure(
+      await runProbe(url('?sslmode=require&require_auth=!password', HOST, 'clear'), 10_000)
+    );
+    expect(refused.message).toContain(
+      'require_auth=!password, and the server asked for a cleartext password; no password was sent'
+    );
+    expect(
+      (await runProbe(url('?sslmode=require&require_auth=scram-sha-256'), 10_000)).result.ready
+    ).toBe(true);
   });
 });

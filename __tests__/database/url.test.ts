@@ -3,9 +3,9 @@ import {
   DatabaseUrlError,
   describeTarget,
   parseDatabaseUrl,
-  redactUrl,
   secretsOf
 } from '../../src/database/url.js';
+import { redactUrl } from '../../src/util/redact.js';
 
 const NEON =
   'postgresql://alex:AbC123dEfGh@ep-cool-darkness-123456.us-east-2.aws.neon.tech/neondb?sslmode=require&channel_binding=require';
@@ -82,6 +82,28 @@ describe('parseDatabaseUrl', () => {
     expect(parseDatabaseUrl('postgres://u:p@h/d?sslmode=no-verify').sslMode).toBe('require');
   });
 
+  it('reads the security parameters as libpq 16 does', () => {
+    expect(parseDatabaseUrl('postgresql://u:p@h/d?sslrootcert=system')).toMatchObject({
+      sslMode: 'verify-full',
+      sslRootCert: 'system'
+    });
+    expect(
+      parseDatabaseUrl(
+        'postgresql://u:p@h/d?sslmode=require&require_auth=!password,!md5&ssl_min_protocol_version=tlsv1.3' +
+          '&ssl_max_protocol_version=TLSv1.3&sslnegotiation=direct&sslcertmode=allow&gssencmode=disable'
+      )
+    ).toMatchObject({
+      requireAuth: { methods: ['password', 'md5'], negated: true },
+      minTls: 'TLSv1.3',
+      maxTls: 'TLSv1.3',
+      directTls: true
+    });
+    expect(parseDatabaseUrl('postgresql://u:p@h/d?host=other&port=6000')).toMatchObject({
+      host: 'other',
+      port: 6000
+    });
+  });
+
   it.each([
     ['', 'is empty'],
     ['   ', 'is empty'],
@@ -95,13 +117,30 @@ describe('parseDatabaseUrl', () => {
     ['postgresql://u:Secr3tPass@h1:5432,h2:5432/d', 'not a valid URL'],
     ['postgresql://u:Secr3tPass@h1,h2/d', 'several hosts'],
     ['postgresql://:Secr3tPass@h/d', 'no user name'],
-    ['postgresql://u:Secr3tPass%zz@h/d', 'malformed percent-encoding in the password'],
     ['postgresql://u:Secr3tPass@h/a/b', 'a "/" in the database name'],
     ['postgresql://u:Secr3tPass@h/d?sslmode=always', 'sslmode=always'],
     ['postgresql://u:Secr3tPass@h/d?channel_binding=yes', 'channel_binding=yes'],
     ['postgresql://u:Secr3tPass@h/d?sslmode=disable&channel_binding=require', 'needs TLS'],
-    ['postgresql://u:Secr3tPass@h/d?host=/var/run/postgresql', "'host='"],
-    ['postgresql://u@h/d?password=Secr3tPass&port=1', "'port='"]
+    ['postgresql://u:Secr3tPass@h/d?host=/var/run/postgresql', 'Unix sockets'],
+    ['postgresql://u@h/d?password=Secr3tPass&hostaddr=10.0.0.1', 'hostaddr=10.0.0.1'],
+    ['postgresql://u:Secr3tPass@h/d?sslrootcert=system&sslmode=require', 'sslmode=require'],
+    ['postgresql://u:Secr3tPass@h/d?sslrootcert=system&sslmode=verify-ca', 'verify-full'],
+    ['postgresql://u:Secr3tPass@h/d?sslcert=/c.pem', 'client certificates'],
+    ['postgresql://u:Secr3tPass@h/d?sslcertmode=require', 'client certificates'],
+    ['postgresql://u:Secr3tPass@h/d?sslcrl=/crl.pem', 'revocation'],
+    ['postgresql://u:Secr3tPass@h/d?gssencmode=require', 'gssencmode=require'],
+    ['postgresql://u:Secr3tPass@h/d?ssl=true', "pg's own parameter"],
+    ['postgresql://u:Secr3tPass@h/d?require_auth=md5,!password', 'require_auth=md5,!password'],
+    ['postgresql://u:Secr3tPass@h/d?require_auth=kerberos', 'require_auth=kerberos'],
+    ['postgresql://u:Secr3tPass@h/d?ssl_min_protocol_version=SSLv3', 'ssl_min_protocol_version'],
+    [
+      'postgresql://u:Secr3tPass@h/d?ssl_min_protocol_version=TLSv1.3&ssl_max_protocol_version=TLSv1.2',
+      'above ssl_max_protocol_version'
+    ],
+    [
+      'postgresql://u:Secr3tPass@h/d?sslnegotiation=direct',
+      'sslnegotiation=direct with sslmode=prefer'
+    ]
   ])('rejects %j: names the input and the form, never the password', (value, reason) => {
     const error = parseError(value);
     expect(error.message).toContain("input 'database_url'");
@@ -113,7 +152,7 @@ describe('parseDatabaseUrl', () => {
 
   it('shows a parsed but unusable URL with the password replaced', () => {
     const error = parseError('postgresql://u:Secr3tPass@h/d?sslmode=always');
-    expect(error.message).toContain("'postgresql://u:***@h/d?sslmode=always'");
+    expect(error.message).toContain("'postgresql://***@h/d?sslmode=always'");
   });
 });
 
@@ -145,8 +184,9 @@ describe('secretsOf', () => {
 describe('redactUrl', () => {
   it('replaces the password in the authority and in the query', () => {
     expect(redactUrl('postgresql://u:p@ss@h/d?password=x&sslmode=require')).toBe(
-      'postgresql://u:***@h/d?password=***&sslmode=require'
+      'postgresql://***@h/d?password=***&sslmode=require'
     );
-    expect(redactUrl('postgresql://u@h/d')).toBe('postgresql://u@h/d');
+    expect(redactUrl('https://k:Secr3t@example.com/x')).toBe('https://***@example.com/x');
+    expect(redactUrl('postgresql://h/d?sslmode=require')).toBe('postgresql://h/d?sslmode=require');
   });
 });

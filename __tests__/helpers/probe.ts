@@ -1,6 +1,8 @@
 /** Runs the database probe the way the action will, keeping everything it reported for checks. */
 import { expect } from '@jest/globals';
 import { type ProbeAttempt, type ProbeResult, probeDatabase } from '../../src/database/probe.js';
+import { parseDatabaseUrl, secretsOf } from '../../src/database/url.js';
+import { registerSecret } from '../../src/util/redact.js';
 
 export interface ProbeRun {
   result: ProbeResult;
@@ -15,9 +17,12 @@ export async function runProbe(
   options: { signal?: AbortSignal } = {}
 ): Promise<ProbeRun> {
   const attempts: ProbeAttempt[] = [];
+  // As the settings do in the product: the one redaction registry then hides every form.
+  for (const secret of secretsOf(url)) registerSecret(secret);
+  const target = parseDatabaseUrl(url);
   const started = Date.now();
   const result = await probeDatabase({
-    url,
+    target,
     deadline: started + timeoutMs,
     onAttempt: (attempt) => attempts.push(attempt),
     ...options

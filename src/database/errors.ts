@@ -1,19 +1,8 @@
 /**
- * One table that decides, for a failed connection attempt, whether waiting can help. A database
- * that is still starting, a compute that Neon is waking, a refused or dropped connection: retry.
- * Credentials, a missing role or database, or a certificate that fails verification will not get
- * better by waiting: reject at once, with a message that says which.
+ * Whether waiting can help a failed attempt: a database still starting, a compute waking, a refused
+ * or dropped connection: retry. Credentials, role, database, certificate: reject at once, saying which.
  */
-import { AttemptTimeoutError } from '../util/errors.js';
-
-export interface ClassifiedError {
-  retry: boolean;
-  /** One line, without the connection's password (errors from pg and Node never hold it). */
-  message: string;
-}
-
-/** The attempt ran out of its time bound; always retried while time is left. */
-export { AttemptTimeoutError };
+import { oneLine } from '../util/text.js';
 
 /** SQLSTATE classes and codes that waiting does not fix. */
 const REJECTED_SQLSTATE = [
@@ -22,29 +11,17 @@ const REJECTED_SQLSTATE = [
   /^42/ // e.g. 42501: no CONNECT privilege on the database
 ];
 
-/** Certificate verification failures reported by Node's TLS layer. */
-const TLS_VERIFY_CODES = new Set([
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_REVOKED',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
-]);
+/** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
+const TLS_VERIFY_CODE =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 
 /**
- * Errors without a SQLSTATE that mean the connection cannot work as configured: Neon's proxy
- * without an endpoint id, a startup parameter it refuses, and pg's own SCRAM failures (no
- * password, or a server that does not prove it knows the password).
+ * Errors without a SQLSTATE that waiting does not fix: the checks of `attempt.ts`, Neon's proxy
+ * without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
  */
 const REJECTED_MESSAGES = [
+  /^authentication refused: /,
+  /^the server sent more than /,
   /endpoint id is not specified/i,
   /unsupported startup parameter/i,
   /password authentication failed/i,
@@ -54,8 +31,11 @@ const REJECTED_MESSAGES = [
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
-/** `tls` names what asked for TLS, e.g. `sslmode=verify-full`. */
-export function classifyConnectionError(error: unknown, tls: string): ClassifiedError {
+/** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
+export function classifyConnectionError(
+  error: unknown,
+  tls: string
+): { retry: boolean; message: string } {
   const text = oneLine(describe(error));
   const sqlstate = sqlstateOf(error);
   if (sqlstate !== undefined) {
@@ -65,12 +45,8 @@ export function classifyConnectionError(error: unknown, tls: string): Classified
     return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
   }
   const code = codeOf(error);
-  if (code !== undefined && TLS_VERIFY_CODES.has(code)) {
-    return {
-      retry: false,
-      message: `TLS certificate verification failed (${tls}): ${text}`
-    };
-  }
+  if (code !== undefined && TLS_VERIFY_CODE.test(code))
+    return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
   if (text === NO_TLS_MESSAGE) {
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
   }
@@ -91,7 +67,7 @@ function sqlstateOf(error: unknown): string | undefined {
   return code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-function codeOf(error: unknown): string | undefined {
+export function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;
 }
@@ -109,8 +85,4 @@ function describe(error: unknown): string {
     if (inner.length > 0) return inner.join('; ');
   }
   return message || codeOf(error) || String(error);
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

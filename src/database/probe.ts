@@ -4,14 +4,30 @@
  * once when waiting cannot help (credentials, role, database, certificate). The driver is loaded
  * here, on first use, so that runs without `database_url` never load it.
  */
-import { readFile } from 'node:fs/promises';
-import { type Clock, systemClock } from '../util/clock.js';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import * as tls from 'node:tls';
+import { systemClock as clock } from '../util/clock.js';
 import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { truncate } from '../util/text.js';
+import { oneLine } from '../util/text.js';
 import { attemptSelectOne, type PgClientClass } from './attempt.js';
 import { classifyConnectionError } from './errors.js';
-import { type DatabaseTarget, describeTarget, parseDatabaseUrl, secretsOf } from './url.js';
+import { type DatabaseTarget, describeTarget } from './url.js';
+
+/** What the database check found: the `database_ready` output and the summary's line. */
+export interface DatabaseCheck {
+  ready: boolean;
+  /** `host:port/database`, never the password. */
+  target: string;
+  attempts: number;
+  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
+  answeredAfterMs?: number;
+  /** Why no connection was tried. */
+  skipped?: string;
+  /** Why the database is not ready, when it was tried. */
+  problem?: string;
+}
 
 export interface ProbeAttempt {
   attempt: number;
@@ -22,12 +38,11 @@ export interface ProbeAttempt {
 }
 
 export interface ProbeOptions {
-  /** The `database_url` input; `parseDatabaseUrl` throws `DatabaseUrlError` when malformed. */
-  url: string;
-  /** Epoch ms (on `clock`) by which the database must have answered. */
+  /** The parsed `database_url`. */
+  target: DatabaseTarget;
+  /** Epoch ms by which the database must have answered. */
   deadline: number;
   signal?: AbortSignal;
-  clock?: Clock;
   onAttempt?: (attempt: ProbeAttempt) => void;
 }
 
@@ -35,7 +50,7 @@ export type ProbeResult =
   | { ready: true; attempts: number; elapsedMs: number }
   | {
       ready: false;
-      /** `rejected`: not retried (credentials, role, database, TLS verification, unusable URL). */
+      /** `rejected`: not retried (credentials, role, database, TLS, sslrootcert). */
       reason: 'timeout' | 'rejected' | 'cancelled';
       /** One line naming host:port/database, never the password. */
       message: string;
@@ -50,6 +65,8 @@ export const LAST_ATTEMPT_MS = 1_000;
 /** An attempt shorter than this cannot connect anywhere; the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
+/** Far more than any CA bundle; a file that never ends (`/dev/zero`) stops here. */
+const MAX_ROOT_CERT_BYTES = 1 << 20;
 
 /** Delay before attempt `attempt + 1`: 250 ms doubling to 2 s, each ±20% so that jobs drift apart. */
 export function retryDelay(attempt: number, random: () => number = Math.random): number {
@@ -58,17 +75,16 @@ export function retryDelay(attempt: number, random: () => number = Math.random):
 }
 
 export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult> {
-  const target = parseDatabaseUrl(options.url);
-  const clock = options.clock ?? systemClock;
-  const { deadline, signal } = options;
+  const { target, deadline, signal } = options;
   const started = clock.now();
   const where = describeTarget(target);
-  const scrub = scrubberFor(options.url);
   let attempts = 0;
+  // Messages hold host, port, database and pg's or Node's errors; `oneLine` redacts the registered
+  // secrets from them (a server may quote the user name, which may equal the password).
   const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => ({
     ready: false,
     reason,
-    message: truncate(scrub(message), MAX_MESSAGE),
+    message: oneLine(message, MAX_MESSAGE),
     attempts,
     elapsedMs: clock.now() - started
   });
@@ -79,9 +95,16 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     );
 
   if (signal?.aborted) return cancelled();
-  const ca = await readRootCert(target);
-  if (typeof ca === 'object') {
-    return fail('rejected', `Cannot connect to the database ${where}: ${ca.error}.`);
+  let ca: string | string[] | undefined;
+  try {
+    ca = await readRootCert(target.sslRootCert, deadline - clock.now(), signal);
+  } catch (error) {
+    if (signal?.aborted) return cancelled();
+    const { code, message, name } = error as NodeJS.ErrnoException;
+    return fail(
+      name === 'TimeoutError' ? 'timeout' : 'rejected',
+      `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
+    );
   }
   const { Client } = (await import('pg')) as { Client: PgClientClass };
 
@@ -100,28 +123,26 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       await attemptSelectOne({
         Client,
         target,
-        ...(ca === undefined ? {} : { ca }),
+        ca,
         timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left),
-        clock,
-        ...(signal === undefined ? {} : { signal })
+        signal
       });
       options.onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {
       if (error instanceof CancelledError) return cancelled();
       const { retry, message } = classifyConnectionError(error, tlsLabel(target));
-      // Scrub before cutting, so that no half of a secret survives the cut.
-      lastError = truncate(scrub(message), MAX_MESSAGE);
+      // Redacted before cutting, so that no half of a secret survives the cut.
+      lastError = oneLine(message, MAX_MESSAGE);
       if (!retry) {
         options.onAttempt?.({ attempt: attempts, error: lastError });
         return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
       }
       // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
       const rest = deadline - clock.now();
-      const base = retryDelay(attempts);
       const delayMs = Math.max(
         0,
-        rest > LAST_ATTEMPT_MS ? Math.min(base, rest - LAST_ATTEMPT_MS) : Math.min(base, rest)
+        Math.min(retryDelay(attempts), rest - (rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0))
       );
       options.onAttempt?.({ attempt: attempts, error: lastError, delayMs });
       try {
@@ -133,36 +154,41 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
   }
 }
 
-/** Reads `sslrootcert` once per probe; `system` (or none) means the runtime's CA store. */
+/**
+ * `sslrootcert`, read bounded (pg-connection-string reads it synchronously, whole): opened without
+ * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
+ * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
+ */
 async function readRootCert(
-  target: DatabaseTarget
-): Promise<string | undefined | { error: string }> {
-  const path = target.sslRootCert;
-  if (path === undefined || path === 'system') return undefined;
+  path: string | undefined,
+  leftMs: number,
+  cancel?: AbortSignal
+): Promise<string | string[] | undefined> {
+  if (path === undefined) return undefined;
+  if (path === 'system') return tls.getCACertificates?.('system');
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(Math.max(0, leftMs)),
+    ...(cancel ? [cancel] : [])
+  ]);
+  const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const stop = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  );
   try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { error: `cannot read the sslrootcert file '${path}' (${code})` };
+    if (!(await Promise.race([file.stat(), stop])).isFile()) throw new Error('not a regular file');
+    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
+    const { bytesRead } = await Promise.race([file.read(buffer, 0, buffer.length, 0), stop]);
+    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    void file.close();
   }
 }
 
 function tlsLabel(target: DatabaseTarget): string {
-  return target.channelBinding === 'require' && target.sslMode === 'prefer'
+  return target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
     ? 'channel_binding=require'
     : `sslmode=${target.sslMode}`;
-}
-
-/**
- * Messages are built from host, port, database and the errors of pg and Node, none of which holds
- * the password; this is the second line of defence. Forms shorter than 4 characters are left, as
- * the action's log masking does, so that a short password cannot shred every message.
- */
-function scrubberFor(url: string): (text: string) => string {
-  const forms = secretsOf(url)
-    .filter((form) => form.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
 }
 
 function plural(count: number, noun: string): string {

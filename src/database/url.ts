@@ -1,18 +1,27 @@
 /**
- * The `database_url` input: a libpq-style connection URL, as `neondatabase/create-branch-action`
- * prints it. It carries a password, so nothing here ever puts the password into a message, and
- * `secretsOf` lists every form of it that must be masked, even when the URL is malformed.
+ * The `database_url` input, a libpq connection URL. pg's own parser (`pg-connection-string`) splits
+ * it: host, port, user, password, database, options. Its TLS reading is not used, even with
+ * `useLibpqCompat`: it reads `sslrootcert` whole and synchronously (a FIFO blocks, `/dev/zero`
+ * fills memory), knows no `sslrootcert=system`, and ignores `channel_binding` and `require_auth`.
+ * Kept here: libpq 16's reading of those, and a clear input error for what cannot be honoured.
+ *
+ * Parameters: honoured `sslmode`, `sslrootcert` (a file, or `system`: verify-full against the
+ * system's CAs), `channel_binding`, `require_auth`, `ssl_min_protocol_version`, `sslnegotiation`,
+ * `ssl_max_protocol_version`, and what pg reads (`host`, `port`, `dbname`, `user`, `password`,
+ * `options`, `application_name`). Refused: `REFUSED`. Others (`connect_timeout`, ...) are ignored.
  */
+import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
+import { redactUrl } from '../util/redact.js';
 
-export const DATABASE_URL_INPUT = 'database_url';
 const EXPECTED_FORM =
   'postgresql://user:password@host[:port]/database?sslmode=require (or postgres://...)';
 
-/** libpq's `sslmode` values; pg's `no-verify` is read as `require`. */
-export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
-export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
-export type ChannelBinding = 'disable' | 'prefer' | 'require';
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+export type SslMode = (typeof SSL_MODES)[number];
+const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
+const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+type TlsVersion = (typeof TLS_VERSIONS)[number];
 
 export interface DatabaseTarget {
   host: string;
@@ -23,86 +32,138 @@ export interface DatabaseTarget {
   readonly password: string;
   /** libpq semantics: `require` encrypts without verifying (unless `sslRootCert` is set: then as `verify-ca`). */
   sslMode: SslMode;
-  /** Path of a PEM file of trusted CAs, or `system` for the runtime's own CA store. */
+  /** Path of a PEM file of trusted CAs, or `system` for the system's CA store. */
   sslRootCert?: string;
-  channelBinding: ChannelBinding;
+  channelBinding: 'disable' | 'prefer' | 'require';
+  /** libpq's `require_auth`: the methods the server may (or, negated, may not) ask for. */
+  requireAuth?: { methods: string[]; negated: boolean };
+  minTls?: TlsVersion;
+  maxTls?: TlsVersion;
+  directTls?: boolean;
   /** libpq `options` (Neon reads `endpoint=<id>` from it when a client cannot send SNI). */
   options?: string;
   applicationName?: string;
 }
 
-/** The input is malformed. The message names the input and the expected form, never the password. */
 export { DatabaseUrlError };
 
-/**
- * libpq parameters that would move the connection elsewhere than the URL's authority says. Read:
- * user, password, dbname, sslmode, sslrootcert, channel_binding, options, application_name.
- * Any other parameter (connect_timeout, target_session_attrs, ...) is accepted and ignored.
- */
-const REJECTED_PARAMS = new Set(['host', 'hostaddr', 'port', 'service', 'passfile']);
+/** libpq parameters that would tighten security or move the connection, which pg cannot honour. */
+const REFUSED: [string[], string][] = [
+  [['sslcert', 'sslkey', 'sslpassword', 'sslcertmode'], 'client certificates are not supported'],
+  [['sslcrl', 'sslcrldir'], 'certificate revocation lists are not supported'],
+  [['gssencmode', 'krbsrvname', 'gsslib'], 'GSSAPI is not supported; use sslmode'],
+  [['requirepeer'], 'Unix sockets are not supported'],
+  [['hostaddr', 'service', 'passfile'], 'put the host, port, database and password in the URL'],
+  [['ssl'], "it is pg's own parameter; use libpq's sslmode"]
+];
+/** Values of those that ask for nothing more than this check does. */
+const HARMLESS = /^(sslcertmode=(disable|allow)|gssencmode=(disable|prefer))$/;
 
-/** Parses `database_url`; throws `DatabaseUrlError`. */
+/** Parses `database_url`; throws `DatabaseUrlError`, which never quotes the password. */
 export function parseDatabaseUrl(value: string): DatabaseTarget {
   const text = value.trim();
   if (text === '') throw invalid('is empty');
   // Until the URL parses, nothing of it is shown: any part may be the password.
   if (!/^postgres(ql)?:\/\//i.test(text)) throw invalid('does not start with postgresql://');
   let url: URL;
+  let config: ReturnType<typeof parse>;
   try {
     url = new URL(text);
+    // Files are read by the probe, bounded; pg's parser would read them at once.
+    for (const name of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'])
+      url.searchParams.delete(name);
+    config = parse(url.href);
   } catch {
-    throw invalid('is not a valid URL (is a special character in the password percent-encoded?)');
+    throw invalid(
+      'is not a valid URL (a malformed percent-encoding, or a special character in the password that is not percent-encoded?)'
+    );
   }
-  const shown = redactUrl(text);
-  const fail = (reason: string): DatabaseUrlError => invalid(reason, shown);
-
-  const params = url.searchParams;
-  for (const name of REJECTED_PARAMS) {
-    if (params.has(name))
-      throw fail(`has '${name}=' in its query; put the host and port before the path`);
+  const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
+  const params = new URL(text).searchParams;
+  const param = (name: string): string | undefined => params.get(name) ?? undefined;
+  for (const [names, why] of REFUSED) {
+    for (const name of names) {
+      const given = param(name);
+      if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
+        throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
+    }
   }
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const given = param(name);
+    if (given === undefined) return fallback;
+    const found = allowed.find((each) => each.toLowerCase() === given.toLowerCase());
+    if (found === undefined)
+      throw fail(`has ${name}=${given}; expected one of ${allowed.join(', ')}`);
+    return found;
+  };
 
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') throw fail('has no host (Unix sockets are not supported)');
+  const host = config.host ?? '';
+  if (host === '' || host.startsWith('/'))
+    throw fail('has no host (Unix sockets are not supported)');
   if (host.includes(',')) throw fail('names several hosts; give one');
-  const port = url.port === '' ? 5432 : Number(url.port);
+  const port = config.port ? Number(config.port) : 5432;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail('has an invalid port');
-
-  const user = params.get('user') ?? decode(url.username, 'user name', fail);
+  const user = config.user ?? '';
   if (user === '') throw fail('has no user name');
-  const queryPassword = params.get('password');
-  const password = queryPassword ?? decode(url.password, 'password', fail);
-  const path = decode(url.pathname.replace(/^\//, ''), 'database name', fail);
-  if (path.includes('/')) throw fail('has a "/" in the database name (percent-encode it as %2F)');
-  const database = params.get('dbname') ?? (path === '' ? user : path);
+  if (config.database?.includes('/')) throw fail('has a "/" in the database name');
 
-  const sslModeText = (params.get('sslmode') ?? 'prefer').toLowerCase();
-  const sslMode = sslModeText === 'no-verify' ? 'require' : sslModeText;
-  if (!isSslMode(sslMode)) {
-    throw fail(`has sslmode=${sslModeText}; expected one of ${SSL_MODES.join(', ')}`);
-  }
-  const channelBinding = (params.get('channel_binding') ?? 'prefer').toLowerCase();
-  if (channelBinding !== 'disable' && channelBinding !== 'prefer' && channelBinding !== 'require') {
-    throw fail(`has channel_binding=${channelBinding}; expected disable, prefer or require`);
-  }
-  if (channelBinding === 'require' && sslMode === 'disable') {
+  const sslRootCert = param('sslrootcert') || undefined;
+  const system = sslRootCert === 'system';
+  if (param('sslmode')?.toLowerCase() === 'no-verify') params.set('sslmode', 'require');
+  // libpq 16: sslrootcert=system defaults to verify-full, and refuses anything weaker.
+  const sslMode = oneOf('sslmode', SSL_MODES, system ? 'verify-full' : 'prefer');
+  if (system && sslMode !== 'verify-full')
+    throw fail(
+      `has sslrootcert=system with sslmode=${sslMode}; libpq asks for verify-full with it`
+    );
+  const channelBinding = oneOf('channel_binding', ['disable', 'prefer', 'require'], 'prefer');
+  if (channelBinding === 'require' && sslMode === 'disable')
     throw fail('asks for channel_binding=require, which needs TLS, with sslmode=disable');
-  }
+  const directTls = oneOf('sslnegotiation', ['postgres', 'direct'], 'postgres') === 'direct';
+  if (directTls && !['require', 'verify-ca', 'verify-full'].includes(sslMode))
+    throw fail(`has sslnegotiation=direct with sslmode=${sslMode}; it needs require or stronger`);
+
+  const [minTls, maxTls] = ['min', 'max'].map((end) => {
+    const name = `ssl_${end}_protocol_version`;
+    return param(name) ? oneOf(name, TLS_VERSIONS, 'TLSv1.2') : undefined;
+  });
+  if (minTls && maxTls && TLS_VERSIONS.indexOf(minTls) > TLS_VERSIONS.indexOf(maxTls))
+    throw fail(`has ssl_min_protocol_version=${minTls} above ssl_max_protocol_version=${maxTls}`);
 
   const target: DatabaseTarget = {
     host,
     port,
-    database,
+    database: param('dbname') || config.database || user,
     user,
     password: '',
     sslMode,
     channelBinding,
-    ...optional('sslRootCert', params.get('sslrootcert')),
-    ...optional('options', params.get('options')),
-    ...optional('applicationName', params.get('application_name'))
+    ...(sslRootCert && { sslRootCert }),
+    ...(param('require_auth') && { requireAuth: requireAuth(param('require_auth') ?? '', fail) }),
+    ...(minTls && { minTls }),
+    ...(maxTls && { maxTls }),
+    ...(directTls && { directTls }),
+    ...(config.options && { options: config.options }),
+    ...(config.application_name && { applicationName: config.application_name })
   };
-  Object.defineProperty(target, 'password', { value: password, enumerable: false });
+  Object.defineProperty(target, 'password', { value: config.password ?? '', enumerable: false });
   return target;
+}
+
+/** libpq: a list of methods, all plain or all negated with `!`. */
+function requireAuth(value: string, fail: (reason: string) => DatabaseUrlError) {
+  const items = value.toLowerCase().split(',');
+  const negated = items[0]?.startsWith('!') ?? false;
+  const methods = items.map((item) => item.replace(/^!/, ''));
+  if (
+    items.every(
+      (item, i) => item.startsWith('!') === negated && AUTH_METHODS.includes(methods[i] ?? '')
+    )
+  )
+    return { methods, negated };
+  throw fail(
+    `has require_auth=${value}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
+  );
 }
 
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */
@@ -112,87 +173,34 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 }
 
 /**
- * Every string that would reveal the secret: the URL as given and trimmed, and the password as
- * written, percent-decoded and percent-encoded, from the authority and from a `password=` query
- * parameter. Works on malformed values too, so that masking can be set up before validation.
+ * Every string that would reveal the secret, for masking before validation: the URL, and the
+ * password as written, decoded and encoded, from the authority (up to the last or the first `@`)
+ * and from a `password=` parameter. Works on malformed values too.
  */
 export function secretsOf(value: string): string[] {
-  const forms = new Set<string>([value, value.trim()]);
-  const passwords = rawPasswords(value.trim());
-  for (const match of value.matchAll(/[?&]password=([^&#]*)/gi)) passwords.push(match[1] as string);
-  try {
-    const url = new URL(value.trim());
-    passwords.push(url.password);
-    const fromQuery = url.searchParams.get('password');
-    if (fromQuery !== null) passwords.push(fromQuery);
-  } catch {
-    // Malformed: the forms found in the text above are all there is.
-  }
-  for (const password of passwords) {
-    for (const form of [password, tryDecode(password), encodeURIComponent(tryDecode(password))]) {
-      forms.add(form);
-    }
-  }
-  forms.delete('');
-  return [...forms];
-}
-
-/** The URL with everything from `user:` to the last `@`, and any `password=` value, replaced by `***`. */
-export function redactUrl(value: string): string {
   const text = value.trim();
-  let out = text;
-  const authority = /^([a-z][a-z0-9+.-]*:\/\/)(.*)@/is.exec(text);
-  if (authority) {
-    const userinfo = authority[2] as string;
-    const colon = userinfo.indexOf(':');
-    if (colon >= 0) {
-      out = `${authority[1]}${userinfo.slice(0, colon)}:***@${text.slice(authority[0].length)}`;
+  const written = [
+    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1],
+    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*?)@/is.exec(text)?.[1],
+    ...[...text.matchAll(/[?&]password=([^&#]*)/gi)].map((match) => match[1])
+  ];
+  const forms = new Set([value, text]);
+  for (const password of written) {
+    if (!password) continue;
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // Malformed: the form as written is all there is.
     }
+    for (const form of [password, decoded, encodeURIComponent(decoded)]) forms.add(form);
   }
-  return out.replace(/([?&]password=)[^&#]*/gi, '$1***');
-}
-
-/**
- * The password as written after `user:`, up to the last `@` (how URL parsers read it) and up to
- * the first `@` (in case a later `@` belongs to the query of a malformed value).
- */
-function rawPasswords(text: string): string[] {
-  const found: string[] = [];
-  for (const authority of [/^[a-z][a-z0-9+.-]*:\/\/(.*)@/is, /^[a-z][a-z0-9+.-]*:\/\/(.*?)@/is]) {
-    const userinfo = authority.exec(text)?.[1];
-    const colon = userinfo?.indexOf(':') ?? -1;
-    if (userinfo !== undefined && colon >= 0) found.push(userinfo.slice(colon + 1));
-  }
-  return found;
+  return [...forms];
 }
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {
   const what = shown === undefined ? '' : ` '${shown}'`;
   return new DatabaseUrlError(
-    `Invalid input '${DATABASE_URL_INPUT}'${what}: it ${reason}. Expected ${EXPECTED_FORM}.`
+    `Invalid input 'database_url'${what}: it ${reason}. Expected ${EXPECTED_FORM}.`
   );
-}
-
-function decode(text: string, what: string, fail: (reason: string) => DatabaseUrlError): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw fail(`has a malformed percent-encoding in the ${what}`);
-  }
-}
-
-function tryDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function isSslMode(value: string): value is SslMode {
-  return SSL_MODES.includes(value);
-}
-
-function optional<K extends string>(key: K, value: string | null): { [P in K]?: string } {
-  return value === null || value === '' ? {} : ({ [key]: value } as { [P in K]: string });
 }

@@ -1,7 +1,7 @@
 import type { Operation } from '../neon/operation.js';
 import type { ResultStatus } from '../wait/status.js';
 import { WAIT_STATUS } from '../wait/status.js';
-import type { DatabaseCheck } from '../wait/database.js';
+import type { DatabaseCheck } from '../database/probe.js';
 import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from './recent.js';
 

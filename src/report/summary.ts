@@ -3,7 +3,7 @@ import { formatDuration } from '../util/duration.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
-import type { DatabaseCheck } from '../wait/database.js';
+import type { DatabaseCheck } from '../database/probe.js';
 import { classifyStatus, isKnownStatus } from '../wait/status.js';
 import type { MainVerdict, Report } from './model.js';
 import { errorItem, operationsTable } from './table.js';

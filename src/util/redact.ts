@@ -34,3 +34,10 @@ export function redact(text: string): string {
 export function clearSecrets(): void {
   secrets.clear();
 }
+
+/** A URL as it may be shown: everything before the last `@` of its authority, and any `password=` value, hidden. */
+export function redactUrl(value: string): string {
+  return value
+    .replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}${REDACTED}@`)
+    .replace(/([?&]password=)[^&#]*/gi, `$1${REDACTED}`);
+}

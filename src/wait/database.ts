@@ -5,20 +5,6 @@ import { WAIT_STATUS } from './status.js';
 import type { WaitLog } from './tracker.js';
 import type { WaitResult } from './wait.js';
 
-/** What the database check found: the `database_ready` output and the summary's line. */
-export interface DatabaseCheck {
-  ready: boolean;
-  /** `host:port/database`, never the password. */
-  target: string;
-  attempts: number;
-  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
-  answeredAfterMs?: number;
-  /** Why no connection was tried. */
-  skipped?: string;
-  /** Why the database is not ready, when it was tried. */
-  problem?: string;
-}
-
 /**
  * Ready means a query answers: once the awaited operations succeeded (or the project is idle),
  * connect and run `SELECT 1` until it answers or the deadline passes. A refusal that waiting cannot
@@ -27,11 +13,11 @@ export interface DatabaseCheck {
 export async function checkDatabase(
   result: WaitResult,
   settings: { databaseUrl?: string; wait: boolean; timeoutMs: number },
-  deps: { log: WaitLog; signal?: AbortSignal; now?: () => number }
+  deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
   if (!settings.databaseUrl) return result;
-  const now = deps.now ?? Date.now;
-  const target = describeTarget(parseDatabaseUrl(settings.databaseUrl));
+  const parsed = parseDatabaseUrl(settings.databaseUrl);
+  const target = describeTarget(parsed);
   const skip = (why: string): WaitResult => ({
     ...result,
     database: { ready: false, target, attempts: 0, skipped: why }
@@ -41,7 +27,7 @@ export async function checkDatabase(
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({
-    url: settings.databaseUrl,
+    target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
     onAttempt: (a) => {
@@ -52,7 +38,7 @@ export async function checkDatabase(
         );
     }
   });
-  const finishedAt = now();
+  const finishedAt = Date.now();
   if (probe.ready) {
     deps.log.info(
       `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s)).`
@@ -64,32 +50,18 @@ export async function checkDatabase(
     };
   }
   const database = { ready: false, target, attempts: probe.attempts, problem: probe.message };
-  switch (probe.reason) {
-    case 'cancelled':
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.aborted,
-        failure: 'The job was cancelled while waiting for the database.',
-        apiUnusable: true
-      };
-    case 'timeout':
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.timeout,
-        timedOut: true,
-        failure: `Timed out after ${formatDuration(settings.timeoutMs)}: ${probe.message}`
-      };
-    default:
-      return {
-        ...result,
-        finishedAt,
-        database,
-        status: WAIT_STATUS.databaseError,
-        failure: probe.message
-      };
-  }
+  const ending = {
+    cancelled: {
+      status: WAIT_STATUS.aborted,
+      failure: 'The job was cancelled while waiting for the database.',
+      apiUnusable: true
+    },
+    timeout: {
+      status: WAIT_STATUS.timeout,
+      timedOut: true,
+      failure: `Timed out after ${formatDuration(settings.timeoutMs)}: ${probe.message}`
+    },
+    rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
+  }[probe.reason];
+  return { ...result, finishedAt, database, ...ending };
 }

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { CancelledError } from '../util/errors.js';
 import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
-import type { DatabaseCheck } from './database.js';
+import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
 import type { CheckState, JobMark, WaitMode, WaitSettings } from './mode.js';
