@@ -3,11 +3,12 @@ import { NeonClient } from './neon/client.js';
 import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
+import type { Operation } from './neon/operation.js';
 import { formatDuration } from './util/duration.js';
-import { oneLine } from './util/text.js';
+import { oneLine, truncate } from './util/text.js';
 import type { JobMark, WaitSettings } from './wait/mode.js';
 import type { WaitLog } from './wait/tracker.js';
-import { waitFor } from './wait/wait.js';
+import { type WaitDeps, waitFor } from './wait/wait.js';
 
 /**
  * The engine the action's steps and the command share: settings in, one report out. Whatever
@@ -29,7 +30,7 @@ export interface EngineLog extends WaitLog {
   debug(message: string): void;
 }
 
-export interface EngineDeps {
+export interface EngineDeps extends Pick<WaitDeps, 'onCheck'> {
   log: EngineLog;
   signal: AbortSignal;
   /** With `watchJob`: where the job's operations begin, to keep for the post step. */
@@ -55,7 +56,8 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
       client,
       signal: deps.signal,
       log: deps.log,
-      onJobMark: deps.onJobMark
+      onJobMark: deps.onJobMark,
+      onCheck: deps.onCheck
     });
     const result = await checkDatabase(waited, settings, deps);
     const recent = await recentForSummary(client, result, settings);
@@ -84,4 +86,56 @@ function clientFor(settings: EngineSettings, deps: EngineDeps): NeonClient {
         `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`
       )
   });
+}
+
+/** Longest text field of an operation in the results: the API's texts are not ours to trust. */
+const MAX_FIELD_CHARS = 4000;
+
+/** The run's result as typed values: the action's outputs (as text) and the command's `--json`. */
+export interface ResultFields {
+  status: string;
+  timed_out: boolean;
+  operation: Operation | null;
+  operations: Operation[];
+  failures_count: number;
+  elapsed_seconds: number;
+  project_id: string;
+  /** Only when a database URL was given. */
+  database_ready?: boolean;
+}
+
+export function resultFields(report: Report): ResultFields {
+  const operations = report.operations.map(bounded);
+  return {
+    status: report.status,
+    timed_out: report.timedOut,
+    operation: operations[0] ?? null,
+    operations,
+    failures_count: report.operations.reduce(
+      (sum, op) => sum + (Number(op.failures_count) || 0),
+      0
+    ),
+    elapsed_seconds: Number(((report.finishedAt - report.startedAt) / 1000).toFixed(1)),
+    project_id: report.projectId ?? '',
+    ...(report.database && { database_ready: report.database.ready })
+  };
+}
+
+/** The operation with every long text field shortened; other fields as the API sent them. */
+function bounded(op: Operation): Operation {
+  const long = Object.entries(op).filter(
+    ([, value]) => typeof value === 'string' && value.length > MAX_FIELD_CHARS
+  );
+  if (long.length === 0) return op;
+  const copy: Operation = { ...op };
+  for (const [key, value] of long) {
+    // defineProperty, not assignment: a field named `__proto__` stays a field.
+    Object.defineProperty(copy, key, {
+      value: truncate(value as string, MAX_FIELD_CHARS),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    });
+  }
+  return copy;
 }

@@ -1,11 +1,7 @@
 import * as core from '@actions/core';
+import { resultFields } from '../engine.js';
 import type { Report } from '../report/model.js';
-import type { Operation } from '../neon/operation.js';
 import { redact } from '../util/redact.js';
-import { truncate } from '../util/text.js';
-
-/** Longest text field of an operation in the JSON outputs: the API's texts are not ours to trust. */
-const MAX_FIELD_CHARS = 4000;
 
 /**
  * Sets every output. Called on every path, so later steps can always gate on them. A runner file
@@ -21,39 +17,16 @@ export function setOutputs(report: Report, summary: string, commentUrl: string):
       failed ??= error as Error;
     }
   };
-  const operations = report.operations.map(bounded);
-  const first = operations[0];
-  set('status', report.status);
-  set('timed_out', String(report.timedOut));
-  set('operation', first ? JSON.stringify(first) : '');
-  set('operations', JSON.stringify(operations));
-  set(
-    'failures_count',
-    String(report.operations.reduce((sum, op) => sum + (Number(op.failures_count) || 0), 0))
-  );
-  set('elapsed_seconds', ((report.finishedAt - report.startedAt) / 1000).toFixed(1));
-  set('project_id', report.projectId ?? '');
+  const result = resultFields(report);
+  set('status', result.status);
+  set('timed_out', String(result.timed_out));
+  set('operation', result.operation ? JSON.stringify(result.operation) : '');
+  set('operations', JSON.stringify(result.operations));
+  set('failures_count', String(result.failures_count));
+  set('elapsed_seconds', result.elapsed_seconds.toFixed(1));
+  set('project_id', result.project_id);
   set('summary', summary);
   set('comment_url', commentUrl);
-  set('database_ready', report.database ? String(report.database.ready) : '');
+  set('database_ready', result.database_ready === undefined ? '' : String(result.database_ready));
   return failed;
-}
-
-/** The operation with every long text field shortened; other fields as the API sent them. */
-function bounded(op: Operation): Operation {
-  const long = Object.entries(op).filter(
-    ([, value]) => typeof value === 'string' && value.length > MAX_FIELD_CHARS
-  );
-  if (long.length === 0) return op;
-  const copy: Operation = { ...op };
-  for (const [key, value] of long) {
-    // defineProperty, not assignment: a field named `__proto__` stays a field.
-    Object.defineProperty(copy, key, {
-      value: truncate(value as string, MAX_FIELD_CHARS),
-      enumerable: true,
-      writable: true,
-      configurable: true
-    });
-  }
-  return copy;
 }
