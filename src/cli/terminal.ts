@@ -7,7 +7,9 @@ export type Stream = Pick<NodeJS.WriteStream, 'isTTY' | 'columns' | 'write'>;
 /** Back to the start of the line and clear it (ECMA-48 CR + EL). */
 const CLEAR_LINE = '\r\x1b[K';
 const safe = (text: string): string => text.replace(INVISIBLE, ' ');
-const seconds = (ms: number): string => formatDuration(Math.max(0, Math.round(ms / 1000)) * 1000);
+/** Whole seconds: elapsed time rounds down, as a clock does; time to the next check rounds up. */
+const seconds = (ms: number, round = Math.floor): string =>
+  formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
 /**
  * The command's stderr, as the engine's log: the lines the action logs, made safe (secrets
@@ -75,11 +77,11 @@ export class Terminal {
       this.nextCheckAt === undefined
         ? 'first check'
         : this.nextCheckAt > now
-          ? `next check in ${seconds(this.nextCheckAt - now)}`
+          ? `next check in ${seconds(this.nextCheckAt - now, Math.ceil)}`
           : 'checking';
     const text = `⏳ ${seconds(now - this.startedAt)} · ${this.counts} · ${next}`;
     // Wider than the terminal, it would wrap, and `\r` would no longer reach its start.
-    this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns ?? 80) - 1))}`);
+    this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns || 80) - 1))}`);
     this.drawn = true;
   }
 }
