@@ -1,4 +1,9 @@
 #!/usr/bin/env node
+/**
+ * `neon-operations-wait`: the action's engine as a command. Flags become the action's inputs (by
+ * their action.yml names), progress goes to stderr, the result alone to stdout, and the exit code
+ * says how it ended.
+ */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { renderJunit } from './cli/junit.js';
@@ -14,11 +19,6 @@ import { oneLine } from './util/text.js';
 import { ACTION_VERSION } from './version.js';
 import { WAIT_STATUS } from './wait/status.js';
 
-/**
- * `neon-operations-wait`: the action's engine as a command. Flags become the action's inputs (by
- * their action.yml names), progress goes to stderr, the result alone to stdout, and the exit code
- * says how it ended.
- */
 // [flag, its argument ('' for a switch), what it does]; a line without a flag is a heading.
 const FLAGS: Array<[string, string, string]> = [
   ['', '', 'What to wait for (operation ids, else the branch, else the project until idle):'],
@@ -81,18 +81,10 @@ const OPTIONS = Object.fromEntries(
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-/** Where each input named in an error message comes from on this command line. */
-const SOURCE: Record<string, string> = {
-  api_key: 'NEON_API_KEY',
-  wait: '--no-wait',
-  database_url: '--database-url'
-};
-
 /** An input error in the command's words: `Input 'operation_id'` becomes `--operation-id`. */
 const inCliWords = (message: string): string =>
-  message.replace(
-    /\b[Ii]nput '(\w+)'/g,
-    (_, name: string) => SOURCE[name] ?? `--${name.replace(/_/g, '-')}`
+  message.replace(/\b[Ii]nput '(\w+)'/g, (_, name: string) =>
+    name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`
   );
 
 /** The action's inputs, by their action.yml names, from the flags and the environment. */
@@ -184,14 +176,14 @@ async function main(argv: string[]): Promise<number> {
   if (report.status === WAIT_STATUS.inputError)
     report = { ...report, failure: inCliWords(report.failure ?? '') };
 
-  const files: Array<[string | undefined, () => string]> = [
-    [flags['summary-file'] as string | undefined, () => renderSummary(report)],
-    [flags.junit as string | undefined, () => renderJunit(report)]
-  ];
+  const files = [
+    [flags['summary-file'], renderSummary],
+    [flags.junit, renderJunit]
+  ] as const;
   for (const [path, render] of files) {
-    if (!path) continue;
+    if (typeof path !== 'string') continue;
     try {
-      writeFileSync(path, redact(render()));
+      writeFileSync(path, redact(render(report)));
     } catch (error) {
       terminal.warning(`Could not write ${path}: ${(error as Error).message}`);
     }

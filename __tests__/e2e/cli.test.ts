@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
@@ -208,16 +208,16 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.stdout + run.stderr).not.toContain(key);
   });
 
-  it('exit 124: the deadline passed; JSON says timed_out, JUnit fails the open operation as timed out', async () => {
+  it('exit 124: the deadline passed (operations from @file); JSON says timed_out, JUnit fails the open operation as timed out', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
     sim = await simulate([op]);
     const out = files();
+    const response = join(dir, 'response.json');
+    writeFileSync(response, JSON.stringify({ operations: [sim.render(op)] }));
     const run = await cli([
       ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
+      '--operations',
+      `@${response}`,
       '--timeout',
       '2s',
       '--json',
@@ -233,28 +233,31 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     });
   });
 
-  it('exit 130: SIGTERM stops the wait; the result and the report files are still written', async () => {
-    const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
-    sim = await simulate([op]);
-    const out = files();
-    const run = await cli(
-      [
-        ...api(sim),
-        '--project-id',
-        PROJECT,
-        '--operation-id',
-        op.id,
-        '--timeout',
-        '1m',
-        '--json'
-      ].concat(['--junit', out.junit, '--summary-file', out.summary]),
-      { signalOnStderr: 'SIGTERM' }
-    );
-    expect(run.code).toBe(130);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', timed_out: false });
-    expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
-    expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'exit 130: %s stops the wait; the result and the report files are still written',
+    async (signal) => {
+      const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
+      sim = await simulate([op]);
+      const out = files();
+      const run = await cli(
+        [
+          ...api(sim),
+          '--project-id',
+          PROJECT,
+          '--operation-id',
+          op.id,
+          '--timeout',
+          '1m',
+          '--json'
+        ].concat(['--junit', out.junit, '--summary-file', out.summary]),
+        { signalOnStderr: signal }
+      );
+      expect(run.code).toBe(130);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', timed_out: false });
+      expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
+      expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
+    }
+  );
 
   it('exit 0 with --no-wait: one look; JUnit skips what was not awaited', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
@@ -274,6 +277,30 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.stdout).toMatch(/^running after /);
     expect(sim.requests).toHaveLength(1);
     expect(parseJunit(out.junit).cases[0]?.skipped).toBe('not awaited (--no-wait); it was running');
+  });
+
+  it('reads the database URL from a named variable or a file, never printing its password', async () => {
+    sim = await simulate([]);
+    const password = 's3cret-Passw0rd';
+    const idle = await cli(
+      [...api(sim), '--project-id', PROJECT, '--no-wait', '--database-url-env', 'APP_DB', '--json'],
+      { env: { APP_DB: `postgresql://app:${password}@127.0.0.1:9/app` } }
+    );
+    expect(idle.code).toBe(0);
+    // The URL was read: the result says the database was not checked (the wait was not awaited).
+    expect(JSON.parse(idle.stdout)).toMatchObject({ status: 'idle', database_ready: false });
+
+    const file = join(dir, 'database-url');
+    writeFileSync(file, `mysql://app:${password}@db.example.com/app\n`);
+    const wrong = await cli([...api(sim), '--project-id', PROJECT, '--database-url-file', file]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(
+      /^error: Invalid --database-url: it does not start with postgresql:\/\//m
+    );
+    const unset = await cli([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is not set.');
+    for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
   it('--version prints the version; --help lists every option, the environment and the exit codes', async () => {
