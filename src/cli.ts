@@ -87,6 +87,9 @@ const inCliWords = (message: string): string =>
     name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`
   );
 
+/** Flags whose value is the input's, named alike (`--project-id` is `project_id`). */
+const SAME_AS_INPUT = 'project-id org-id branch-id timeout interval api-host summary-limit since';
+
 /** The action's inputs, by their action.yml names, from the flags and the environment. */
 function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
@@ -120,10 +123,7 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> 
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
-  for (const flag of 'project-id org-id branch-id timeout interval api-host summary-limit since'.split(
-    ' '
-  ))
-    inputs[flag.replace(/-/g, '_')] = text(flag);
+  for (const flag of SAME_AS_INPUT.split(' ')) inputs[flag.replace(/-/g, '_')] = text(flag);
   return inputs;
 }
 

@@ -92,19 +92,7 @@ function clientFor(settings: EngineSettings, deps: EngineDeps): NeonClient {
 const MAX_FIELD_CHARS = 4000;
 
 /** The run's result as typed values: the action's outputs (as text) and the command's `--json`. */
-export interface ResultFields {
-  status: string;
-  timed_out: boolean;
-  operation: Operation | null;
-  operations: Operation[];
-  failures_count: number;
-  elapsed_seconds: number;
-  project_id: string;
-  /** Only when a database URL was given. */
-  database_ready?: boolean;
-}
-
-export function resultFields(report: Report): ResultFields {
+export function resultFields(report: Report) {
   const operations = report.operations.map(bounded);
   return {
     status: report.status,
