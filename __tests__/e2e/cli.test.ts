@@ -303,6 +303,20 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
+  it('bundles neither @actions/core nor @actions/github (the module list of the build)', () => {
+    const stats = JSON.parse(readFileSync(join(ROOT, '.build', 'ncc-stats-cli.json'), 'utf8'));
+    const names: string[] = [];
+    const walk = (modules: Array<{ name?: string; modules?: unknown[] }> = []): void => {
+      for (const m of modules) {
+        names.push(m.name ?? '');
+        walk(m.modules as typeof modules);
+      }
+    };
+    walk(stats.modules);
+    expect(names.some((n) => n.includes('node_modules/undici/'))).toBe(true);
+    expect(names.filter((n) => /node_modules\/(@actions|@octokit)\//.test(n))).toEqual([]);
+  });
+
   it('--version prints the version; --help lists every option, the environment and the exit codes', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
