@@ -62,8 +62,8 @@ Exit codes:
   0    succeeded (finished, skipped, idle, or --no-wait)
   1    an awaited operation or the database did not succeed
   2    usage or input error (no request sent)
-  3    API error (key refused, project not found, unreachable)
-  124  the deadline passed
+  3    API error (key refused, project not found, unreachable till the end)
+  124  the deadline passed before the operations (or the database) were ready
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
 `;
 
@@ -81,10 +81,17 @@ const OPTIONS = Object.fromEntries(
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-/** An input error in the command's words: `Input 'operation_id'` becomes `--operation-id`. */
+/**
+ * A message in the command's words: `Input 'operation_id'` and a bare `project_id` name the flag,
+ * `api_key` the variable. A quoted "project_id" is the API's field and stays.
+ */
 const inCliWords = (message: string): string =>
-  message.replace(/\b[Ii]nput '(\w+)'/g, (_, name: string) =>
-    name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`
+  message.replace(
+    /\b[Ii]nput '(\w+)'|(?<!")\b(api_key|project_id|org_id|branch_id|operation_id)\b(?!")/g,
+    (_, quoted?: string, bare?: string) => {
+      const name = (quoted ?? bare) as string;
+      return name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
+    }
   );
 
 /** Flags whose value is the input's, named alike (`--project-id` is `project_id`). */
@@ -132,7 +139,8 @@ function exitCode(report: Report): number {
   if (report.status === WAIT_STATUS.inputError) return 2;
   if (report.status === WAIT_STATUS.apiError) return 3;
   if (report.status === WAIT_STATUS.aborted) return 130;
-  if (report.timedOut) return 124;
+  // A fault still happening at the deadline: the API was unreachable (or failing), not slow.
+  if (report.timedOut) return report.lastError ? 3 : 124;
   return report.failure ? 1 : 0;
 }
 
@@ -173,8 +181,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     terminal.stop();
   }
-  if (report.status === WAIT_STATUS.inputError)
-    report = { ...report, failure: inCliWords(report.failure ?? '') };
+  if (report.failure) report = { ...report, failure: inCliWords(report.failure) };
 
   const files = [
     [flags['summary-file'], renderSummary],

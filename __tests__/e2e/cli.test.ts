@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,8 +205,30 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'api_error' });
     expect(run.stderr).toContain('--api-key is visible to other processes');
+    // The API's refusal names where the key came from here, not the action's input.
+    expect(run.stderr).toMatch(/^error: .*NEON_API_KEY/m);
+    expect(run.stdout + run.stderr).not.toContain('api_key');
     expect(sim.requests.length).toBeGreaterThan(0);
     expect(run.stdout + run.stderr).not.toContain(key);
+  });
+
+  it('exit 3: the API unreachable until the deadline', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((done) => server.once('listening', done));
+    const { port } = server.address() as { port: number };
+    await new Promise((done) => server.close(done)); // nothing listens there any more
+    const run = await cli([
+      '--api-host',
+      `http://127.0.0.1:${port}/api/v2`,
+      '--project-id',
+      PROJECT,
+      '--timeout',
+      '2s',
+      '--json'
+    ]);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
+    expect(run.stderr).toMatch(/^error: .*ECONNREFUSED/m);
   });
 
   it('exit 124: the deadline passed (operations from @file); JSON says timed_out, JUnit fails the open operation as timed out', async () => {
