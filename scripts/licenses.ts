@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 
 const ALLOWED = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
 const root = resolve(import.meta.dirname, '..', '..');
-const STATS = join(root, '.build', 'ncc-stats.json');
+// The action's bundle and the command's (dist/cli/), each with its own stats.
+const STATS = ['ncc-stats.json', 'ncc-stats-cli.json'].map((file) => join(root, '.build', file));
 const OUTPUT = join(root, 'dist', 'licenses.txt');
 
 interface StatsModule {
@@ -29,7 +30,6 @@ interface Bundled {
 
 /** Package folders (relative to the root, nested node_modules kept) of every bundled module. */
 function bundledPackageDirs(): string[] {
-  const stats = JSON.parse(readFileSync(STATS, 'utf8')) as { modules?: StatsModule[] };
   const dirs = new Set<string>();
   const walk = (modules: StatsModule[] = []): void => {
     for (const module of modules) {
@@ -43,7 +43,8 @@ function bundledPackageDirs(): string[] {
       if (match) dirs.add(match[1] as string);
     }
   };
-  walk(stats.modules);
+  for (const file of STATS)
+    walk((JSON.parse(readFileSync(file, 'utf8')) as { modules?: StatsModule[] }).modules);
   return [...dirs];
 }
 

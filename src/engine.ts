@@ -4,10 +4,10 @@ import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
-import { oneLine } from './util/text.js';
+import { oneLine, truncate } from './util/text.js';
 import type { JobMark, WaitSettings } from './wait/mode.js';
 import type { WaitLog } from './wait/tracker.js';
-import { waitFor } from './wait/wait.js';
+import { type WaitDeps, waitFor } from './wait/wait.js';
 
 /**
  * The engine the action's steps and the command share: settings in, one report out. Whatever
@@ -29,7 +29,7 @@ export interface EngineLog extends WaitLog {
   debug(message: string): void;
 }
 
-export interface EngineDeps {
+export interface EngineDeps extends Pick<WaitDeps, 'onCheck'> {
   log: EngineLog;
   signal: AbortSignal;
   /** With `watchJob`: where the job's operations begin, to keep for the post step. */
@@ -55,7 +55,8 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
       client,
       signal: deps.signal,
       log: deps.log,
-      onJobMark: deps.onJobMark
+      onJobMark: deps.onJobMark,
+      onCheck: deps.onCheck
     });
     const result = await checkDatabase(waited, settings, deps);
     const recent = await recentForSummary(client, result, settings);
@@ -84,4 +85,31 @@ function clientFor(settings: EngineSettings, deps: EngineDeps): NeonClient {
         `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`
       )
   });
+}
+
+/** Longest text in a result: the API's texts are not ours to trust. */
+const MAX_FIELD_CHARS = 4000;
+
+/** A result value as JSON, every long text shortened whatever field holds it. */
+export function resultJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? truncate(v, MAX_FIELD_CHARS) : v
+  );
+}
+
+/** The run's result as typed values: the action's outputs (as text) and the command's `--json`. */
+export function resultFields(report: Report) {
+  return {
+    status: report.status,
+    timed_out: report.timedOut,
+    operation: report.operations[0] ?? null,
+    operations: report.operations,
+    failures_count: report.operations.reduce(
+      (sum, op) => sum + (Number(op.failures_count) || 0),
+      0
+    ),
+    elapsed_seconds: Number(((report.finishedAt - report.startedAt) / 1000).toFixed(1)),
+    project_id: report.projectId ?? '',
+    ...(report.database && { database_ready: report.database.ready })
+  };
 }

@@ -1,23 +1,10 @@
 import * as core from '@actions/core';
 import { redact } from '../util/redact.js';
-import { INVISIBLE_FORMATTING, oneLine, truncate } from '../util/text.js';
+import { INVISIBLE_FORMATTING, neutralize, oneLine, truncate } from '../util/text.js';
 
-export { oneLine };
+export { neutralize, oneLine };
 
-/**
- * The job log, through `@actions/core`, made safe for text from the API: secrets are redacted, and
- * no line can be read by the runner as a workflow command. The runner reads `::name::` at the start
- * of a line, and the legacy `##[name]` anywhere in it: a line starting with `::` gets a marker in
- * front, and every `##[` becomes `## [`.
- */
-export function neutralize(text: string): string {
-  return redact(text)
-    .replace(INVISIBLE_FORMATTING, ' ')
-    .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/##\[/g, '## ['))
-    .map((line) => (/^\s*::/.test(line) ? `» ${line}` : line))
-    .join('\n');
-}
+// The job log, through `@actions/core`, made safe for text from the API (see `neutralize`).
 
 /** Longest annotation text: the log keeps the whole story, an annotation only points to it. */
 const ANNOTATION_CHARS = 4000;

@@ -23,3 +23,18 @@ export const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/g
 export function oneLine(text: unknown, max = 500): string {
   return truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
 }
+
+/**
+ * A log line made safe for text from the API: secrets are redacted, and no line can be read by the
+ * Actions runner as a workflow command (the command's stderr too, in a `run:` step). The runner
+ * reads `::name::` at the start of a line, and the legacy `##[name]` anywhere in it: a line starting
+ * with `::` gets a marker in front, and every `##[` becomes `## [`.
+ */
+export function neutralize(text: string): string {
+  return redact(text)
+    .replace(INVISIBLE_FORMATTING, ' ')
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.replace(/##\[/g, '## ['))
+    .map((line) => (/^\s*::/.test(line) ? `» ${line}` : line))
+    .join('\n');
+}

@@ -48,6 +48,8 @@ export interface WaitDeps {
   schedule?: (checksDone: number) => number;
   /** With `watchJob`: where the job's operations begin, to keep for the post step. */
   onJobMark?: (mark: JobMark) => void;
+  /** After each check: the awaited operations and when the next check is due (the command's live line). */
+  onCheck?: (operations: Operation[], nextCheckAt: number) => void;
 }
 
 /**
@@ -102,7 +104,9 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
+    let checkedAt = startedAt;
     const check = async (): Promise<CheckState> => {
+      checkedAt = clock.now();
       await mode.refresh(deadline);
       checksDone++;
       result.newestPage = mode.newestPage();
@@ -116,7 +120,12 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       const retry = tracker.nextUsefulCheck(settings.failFast);
       return retry === undefined ? base : Math.max(base, Math.min(retry - clock.now(), 60_000));
     };
-    const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
+    const reported = (checks: number): number => {
+      const ms = delay(checks);
+      deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
+      return ms;
+    };
+    const loop = await waitUntil(check, { deadline, delay: reported, clock, signal: deps.signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
     return end(mode.conclude());

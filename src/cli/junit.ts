@@ -1,0 +1,81 @@
+import type { Operation } from '../neon/operation.js';
+import type { Report } from '../report/model.js';
+import { formatDuration } from '../util/duration.js';
+import { redact } from '../util/redact.js';
+import { classifyStatus } from '../wait/status.js';
+
+/** A test case's outcome: passed (nothing), skipped (why), or failed (type and text). */
+type Outcome = { skipped?: string; failure?: [type: string, text: string] };
+
+/**
+ * The report as JUnit XML, which GitLab, Jenkins, CircleCI, Buildkite and Azure DevOps display:
+ * one test case per awaited operation, and one for the database when asked. Written by hand: a few
+ * fixed elements need no XML library, only careful escaping (`xml`).
+ */
+export function renderJunit(report: Report): string {
+  const cases: Array<[string, Outcome, number?]> = report.operations.map((op) => [
+    `${op.action ?? 'operation'} ${op.id}`,
+    outcomeOf(report, op),
+    op.total_duration_ms
+  ]);
+  const db = report.database;
+  if (db) {
+    const problem = db.problem ?? report.failure ?? 'not ready';
+    const outcome = db.ready
+      ? {}
+      : db.skipped
+        ? { skipped: `not tried: ${db.skipped}` }
+        : { failure: [report.status, problem] as [string, string] };
+    cases.push([`database ${db.target}`, outcome]);
+  }
+  const count = (key: keyof Outcome): number => cases.filter(([, o]) => o[key]).length;
+  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="0" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
+  const suite = `Neon operations${report.projectId ? ` of project ${report.projectId}` : ''}`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="neon-operations-wait" ${totals}>`,
+    `  <testsuite name="${xml(suite)}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
+    ...cases.map(([name, { skipped, failure }, ms]) => {
+      const head = `    <testcase classname="neon-operations-wait" name="${xml(name)}" time="${seconds(ms ?? 0)}"`;
+      if (failure) {
+        const [type, text] = failure.map(xml);
+        return `${head}>\n      <failure type="${type}" message="${text}">${text}</failure>\n    </testcase>`;
+      }
+      if (skipped) return `${head}>\n      <skipped message="${xml(skipped)}"/>\n    </testcase>`;
+      return `${head}/>`;
+    }),
+    '  </testsuite>',
+    '</testsuites>',
+    ''
+  ].join('\n');
+}
+
+function outcomeOf(report: Report, op: Operation): Outcome {
+  const status = op.status ?? 'not seen';
+  if (status === 'skipped') return { skipped: 'skipped by the control plane' };
+  const verdict = classifyStatus(status, true);
+  if (verdict === 'success') return {};
+  if (verdict === 'failure') {
+    const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
+    return { failure: [status, `${status}${failures}: ${op.error ?? 'no error text'}`] };
+  }
+  if (!report.waited) return { skipped: `not awaited (--no-wait); it was ${status}` };
+  if (report.timedOut) {
+    const text = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
+    return { failure: ['timeout', text] };
+  }
+  return { failure: [report.status, `${status} when the wait ended: ${report.failure ?? ''}`] };
+}
+
+const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);
+
+/**
+ * Text for an XML attribute or element: markup, tabs and line breaks as character references (an
+ * attribute would fold the latter to spaces), and what XML 1.0 cannot carry at all (other control
+ * characters, lone surrogates, U+FFFE/U+FFFF) replaced by U+FFFD.
+ */
+export function xml(text: string): string {
+  return redact(text)
+    .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/[&<>"'\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
