@@ -159,8 +159,8 @@ async function main(argv: string[]): Promise<number> {
 
   const terminal = new Terminal(process.stderr, startedAt);
   const controller = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => controller.abort());
+  // Every signal is caught: a second Ctrl-C must not end the process before the result is out.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
