@@ -8,9 +8,7 @@ import {
   statusCounts,
   statusLabel,
   statusMarker,
-  utc,
-  utcClock,
-  utcDay
+  utc
 } from '../src/report/display.js';
 import type { Operation } from '../src/neon/operation.js';
 
@@ -132,17 +130,17 @@ describe('utc', () => {
   });
 });
 
-describe('utcClock and utcDay', () => {
+describe('utc date and time of day', () => {
   it('split a time into its UTC date and time of day', () => {
     const ms = Date.parse('2026-11-25T23:36:04.789-02:00');
-    expect(utcDay(ms)).toBe('2026-11-26');
-    expect(utcClock(ms)).toBe('01:36:04');
+    expect(utc(ms, 'date')).toBe('2026-11-26');
+    expect(utc(ms, 'time')).toBe('01:36:04');
   });
 
   it('write nothing for a time a Date cannot hold', () => {
     for (const ms of [Number.NaN, 9e15]) {
-      expect(utcDay(ms)).toBe('');
-      expect(utcClock(ms)).toBe('');
+      expect(utc(ms, 'date')).toBe('');
+      expect(utc(ms, 'time')).toBe('');
     }
   });
 });

@@ -16,41 +16,33 @@ export function actionName(action: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
 }
 
-const MARKER: Record<string, string> = {
-  finished: '✅',
-  skipped: '⏭️',
-  idle: '✅',
-  busy: '⏳',
-  running: '⏳',
-  scheduling: '🕓',
-  cancelling: '⏳',
-  failed: '⚠️',
-  error: '❌',
-  cancelled: '🚫',
-  timeout: '⌛',
-  aborted: '🛑',
-  api_error: '❌',
-  input_error: '❌',
-  database_error: '❌'
-};
-
-const LABEL: Record<string, string> = {
-  timeout: 'timed out',
-  aborted: 'cancelled with the job',
-  api_error: 'API error',
-  input_error: 'input error',
-  database_error: 'database error',
-  busy: 'busy (work in progress)'
+/** Each status's mark and, for the wait's own statuses, how it reads in a sentence. */
+const STATUS: Record<string, [mark: string, label?: string]> = {
+  finished: ['✅'],
+  skipped: ['⏭️'],
+  idle: ['✅'],
+  busy: ['⏳', 'busy (work in progress)'],
+  running: ['⏳'],
+  scheduling: ['🕓'],
+  cancelling: ['⏳'],
+  failed: ['⚠️'],
+  error: ['❌'],
+  cancelled: ['🚫'],
+  timeout: ['⌛', 'timed out'],
+  aborted: ['🛑', 'cancelled with the job'],
+  api_error: ['❌', 'API error'],
+  input_error: ['❌', 'input error'],
+  database_error: ['❌', 'database error']
 };
 
 /** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
 export function statusMarker(status: string): string {
-  return Object.hasOwn(MARKER, status) ? (MARKER[status] as string) : '❔';
+  return Object.hasOwn(STATUS, status) ? STATUS[status]![0] : '❔';
 }
 
-/** How a status of the wait reads in a sentence (`timed out`); operation statuses read as they are. */
+/** How a status reads in a sentence (`timed out`); operation statuses read as they are. */
 export function statusLabel(status: string): string {
-  return Object.hasOwn(LABEL, status) ? (LABEL[status] as string) : status;
+  return (Object.hasOwn(STATUS, status) && STATUS[status]![1]) || status;
 }
 
 /** A time a Date can hold (the API's text could say year 275760 or worse). */
@@ -58,26 +50,18 @@ export function isValidTime(ms: number): boolean {
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15;
 }
 
-/** `2026-11-25 21:36:04 UTC` */
-export function utc(ms: number): string {
-  return isValidTime(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '';
-}
-
-/** `21:36:04`: the UTC time of day, for a table whose date is said once above it. */
-export function utcClock(ms: number): string {
-  return isValidTime(ms) ? new Date(ms).toISOString().slice(11, 19) : '';
-}
-
-/** `2026-11-25`: the UTC date. */
-export function utcDay(ms: number): string {
-  return isValidTime(ms) ? new Date(ms).toISOString().slice(0, 10) : '';
+/** `2026-11-25 21:36:04 UTC`, or only its `date` or `time` of day; '' for a time no Date holds. */
+export function utc(ms: number, part?: 'date' | 'time'): string {
+  if (!isValidTime(ms)) return '';
+  const iso = new Date(ms).toISOString();
+  if (part) return part === 'date' ? iso.slice(0, 10) : iso.slice(11, 19);
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** `3 finished · 1 running · 1 error`, the most common first. */
 export function statusCounts(ops: readonly Operation[]): string {
   const counts = new Map<string, number>();
-  for (const op of ops)
-    counts.set(op.status ?? 'not seen', (counts.get(op.status ?? 'not seen') ?? 0) + 1);
+  for (const { status = 'not seen' } of ops) counts.set(status, (counts.get(status) ?? 0) + 1);
   return [...counts]
     .sort((a, b) => b[1] - a[1])
     .map(([status, n]) => `${n} ${status}`)
@@ -91,7 +75,6 @@ export function statusCounts(ops: readonly Operation[]): string {
  */
 export function operationDurationMs(op: Operation, now: number): number | undefined {
   const created = Date.parse(op.created_at);
-  if (Number.isNaN(created)) return undefined;
   const end = isInProgress(op.status) ? now : Date.parse(op.updated_at);
-  return Number.isNaN(end) ? undefined : Math.max(0, end - created);
+  return Number.isNaN(created) || Number.isNaN(end) ? undefined : Math.max(0, end - created);
 }

@@ -1,4 +1,4 @@
-import { actionName, operationDurationMs, statusMarker, utc, utcClock, utcDay } from './display.js';
+import { actionName, operationDurationMs, statusMarker, utc } from './display.js';
 import { branchUrl, linkedCode } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type Operation, shortId } from '../neon/operation.js';
@@ -50,7 +50,7 @@ interface Column {
 export function operationsTable(ops: readonly Operation[], options: TableOptions): OperationsTable {
   const { now, errorChars, errorsShown } = options;
   const created = (op: Operation): number => Date.parse(op.created_at);
-  const days = new Set(ops.map((op) => utcDay(created(op))).filter(Boolean));
+  const days = new Set(ops.map((op) => utc(created(op), 'date')).filter(Boolean));
   const oneDay = days.size === 1;
   const branchLink = (op: Operation): string =>
     linkedCode(
@@ -88,7 +88,7 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
     {
       header: oneDay ? 'Started' : 'Started (UTC)',
       cell: (op) =>
-        oneDay ? utcClock(created(op)) : utc(created(op)).replace(' UTC', '').replace(' ', NBSP),
+        oneDay ? utc(created(op), 'time') : utc(created(op)).replace(' UTC', '').replace(' ', NBSP),
       shared: { key: (op) => utc(created(op)), said: (op) => `started ${utc(created(op))}` }
     }
   ];
