@@ -5,7 +5,14 @@ import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
 import { createTransport, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy } from './retry.js';
-import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
+import {
+  isOperation,
+  normalizeOperation,
+  type Operation,
+  type Project,
+  RESOURCE_ID,
+  UUID
+} from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
 export interface RetryEvent {
@@ -70,7 +77,7 @@ export class NeonClient {
       deadline,
       (body) => {
         const op = (body as { operation?: unknown }).operation;
-        return isOperation(op) ? normalizeOperation(op) : undefined;
+        return isOperation(op) ? checkedOperation(op) : undefined;
       },
       (detail) =>
         `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
@@ -96,7 +103,7 @@ export class NeonClient {
       if (!Array.isArray(operations) || !operations.every(isOperation)) return undefined;
       const cursor =
         typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
-      return { operations: operations.map(normalizeOperation), cursor };
+      return { operations: operations.map(checkedOperation), cursor };
     };
     return this.get(path, deadline, accept, notFound);
   }
@@ -115,6 +122,7 @@ export class NeonClient {
       };
       if (!Array.isArray(projects) || !projects.every((p) => typeof p?.id === 'string'))
         return undefined;
+      for (const { id } of projects as Project[]) checkId('project id', id, RESOURCE_ID);
       const cursor =
         typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
       return { projects: projects as Project[], cursor };
@@ -134,10 +142,12 @@ export class NeonClient {
     notFound?: (detail: string) => string
   ): Promise<T> {
     let lastError: string | undefined;
+    let lastTryAt: number | undefined;
     for (let attempt = 0; ; attempt++) {
       if (this.options.signal?.aborted) throw new CancelledError();
       const remaining = deadline - this.clock.now();
-      if (remaining <= 0) throw new DeadlineError(lastError);
+      if (remaining <= 0) throw new DeadlineError(lastError, lastTryAt);
+      lastTryAt = this.clock.now();
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, remaining), accept);
       } catch (error) {
@@ -147,12 +157,14 @@ export class NeonClient {
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
         if (error.status === 429) this.throttled++;
-        const delayMs = this.retry.delay(attempt, error.retryAfterMs, error.status === 429);
-        if (this.clock.now() + delayMs >= deadline) {
-          const askedTooMuch =
-            error.retryAfterMs !== undefined && this.clock.now() + error.retryAfterMs >= deadline;
-          throw new DeadlineError(lastError, askedTooMuch ? error.retryAfterMs : undefined);
-        }
+        const { retryAfterMs } = error;
+        const delayMs = this.retry.delay(
+          attempt,
+          deadline - this.clock.now(),
+          retryAfterMs,
+          error.status === 429
+        );
+        if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
@@ -256,6 +268,35 @@ export class NeonClient {
     }
     throw new ApiError(described, status, requestId);
   }
+}
+
+/**
+ * An id the API sent goes on to outputs (`project_id`, `operations`), URLs and the summary, where a
+ * later step may put it in a shell line: it must be an id, as an input would have to be. One that is
+ * not means the answer cannot be trusted: an API error, not a fault to retry.
+ */
+function checkId(what: string, value: unknown, pattern: RegExp): void {
+  if (typeof value === 'string' && pattern.test(value)) return;
+  throw new ApiError(
+    `The API answered with a ${what} that is not a valid id (${oneLine(JSON.stringify(value) ?? String(value), 80)}); ` +
+      'it is not passed on.',
+    200
+  );
+}
+
+const OPERATION_IDS = {
+  id: UUID,
+  project_id: RESOURCE_ID,
+  branch_id: RESOURCE_ID,
+  endpoint_id: RESOURCE_ID
+};
+
+function checkedOperation(op: Operation): Operation {
+  const normal = normalizeOperation(op);
+  for (const [field, pattern] of Object.entries(OPERATION_IDS)) {
+    if (normal[field] != null) checkId(`operation ${field}`, normal[field], pattern);
+  }
+  return normal;
 }
 
 function header(

@@ -76,6 +76,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     apiUnusable: false
   };
   let checksDone = 0;
+  const context = () => ({ settings, startedAt, signal: deps.signal, checksDone });
   const end = (ending: Ending): WaitResult => {
     Object.assign(result, ending, {
       operations: tracker.list(),
@@ -118,9 +119,9 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     };
     const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
-    if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
+    if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());
   } catch (error) {
-    return end(endingOf(error, deps.signal, settings, checksDone));
+    return end(endingOf(error, context()));
   }
 }
