@@ -6,6 +6,7 @@ import {
   UUID
 } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
+import { NEON_API_HOST } from './neon/client.js';
 import { parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { registerSecret } from './util/redact.js';
@@ -29,7 +30,6 @@ export type InputReader = (name: string) => string;
 
 const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 
 /**
  * @param input reads one input by name (the runner's `INPUT_*`, or the command line's flags)
@@ -97,7 +97,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
 
   return {
     apiKey: apiKey.trim(),
-    apiHost: parseApiHost(get('api_host') || DEFAULT_API_HOST),
+    apiHost: parseApiHost(get('api_host') || NEON_API_HOST),
     projectId: projectId ?? projectOfOperations,
     orgId,
     branchId,
@@ -286,7 +286,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export function parseApiHost(value: string): string {
   const expected =
-    "Input 'api_host' must be the API's base URL, such as https://console.neon.tech/api/v2 " +
+    `Input 'api_host' must be the API's base URL, such as ${NEON_API_HOST} ` +
     '(https; plain http only for 127.0.0.1, ::1 or localhost)';
   let url: URL;
   try {

@@ -15,6 +15,9 @@ import {
 } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
+/** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
+export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
+
 export interface RetryEvent {
   path: string;
   attempt: number;

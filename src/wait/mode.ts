@@ -36,6 +36,9 @@ export interface JobMark {
   ids: string[];
 }
 
+/** The ways of waiting (one module each in `modes/`); the report's `mode`. */
+export type WaitKind = 'operations' | 'project' | 'job';
+
 /** What one check found: done (either way) or not yet. */
 export type CheckState = 'success' | 'failure' | 'pending';
 
@@ -60,7 +63,7 @@ export interface ModeContext {
  * one new file and one line in `modes/index.ts`.
  */
 export interface WaitMode {
-  readonly kind: 'operations' | 'project' | 'job';
+  readonly kind: WaitKind;
   /** The log's first line: what is awaited. */
   readonly goal: string;
   /** What the deadline's message names when nothing in particular was still open. */

@@ -9,7 +9,7 @@ import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from './database.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
-import type { CheckState, JobMark, WaitMode, WaitSettings } from './mode.js';
+import type { CheckState, JobMark, WaitKind, WaitSettings } from './mode.js';
 import { kindFor, modeFor } from './modes/index.js';
 import { Pace, pollDelay } from './schedule.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
@@ -17,7 +17,7 @@ import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult {
-  kind: WaitMode['kind'];
+  kind: WaitKind;
   projectId?: string;
   status: ResultStatus;
   timedOut: boolean;

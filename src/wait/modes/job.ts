@@ -1,11 +1,9 @@
-import { type FetchedPage, operationPages } from '../../neon/paging.js';
+import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
 import { isAfterMark } from '../job.js';
 import type { CheckState, Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 import { describeFailures, scopeOf } from './describe.js';
 
-/** Operations read per List request. */
-const LIST_LIMIT = 100;
 /** Pages read per check at most: 5,000 operations started by one job is far beyond any real job. */
 const MAX_PAGES = 50;
 
@@ -36,7 +34,7 @@ export class JobMode implements WaitMode {
     const { client, projectId, tracker, settings } = this.ctx;
     this.page = undefined;
     const pages = operationPages(client, projectId, {
-      limit: LIST_LIMIT,
+      limit: PAGE_SIZE,
       deadline,
       maxPages: MAX_PAGES,
       onPage: (page) => (this.page ??= page)

@@ -1,10 +1,8 @@
-import { type FetchedPage, operationPages } from '../../neon/paging.js';
+import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
 import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
 import { aggregateStatus, isInProgress, WAIT_STATUS } from '../status.js';
 import { describeFailures, scopeOf } from './describe.js';
 
-/** Newest operations read per List request. */
-const LIST_LIMIT = 100;
 /** The first check looks this many pages deep for work started earlier. */
 const FIRST_SCAN_PAGES = 3;
 
@@ -34,7 +32,7 @@ export class ProjectMode implements WaitMode {
     this.page = undefined;
     const onPage = new Set<string>();
     const pages = operationPages(client, projectId, {
-      limit: LIST_LIMIT,
+      limit: PAGE_SIZE,
       deadline,
       maxPages: this.checks++ === 0 ? FIRST_SCAN_PAGES : 1,
       onPage: (page) => (this.page ??= page)
