@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Clock } from '../src/util/clock.js';
 import { CancelledError, DeadlineError } from '../src/util/errors.js';
 import { waitUntil } from '../src/wait/loop.js';
-import type { CheckState } from '../src/wait/mode.js';
+import type { Verdict } from '../src/wait/status.js';
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeClock(start = 1_000_000): Clock & { sleeps: number[] } {
@@ -33,8 +33,8 @@ describe('waitUntil', () => {
 
   it('follows the schedule between checks and reports failure', async () => {
     const clock = fakeClock();
-    const states: CheckState[] = ['pending', 'pending', 'failure'];
-    const result = await waitUntil(async () => states.shift() as CheckState, {
+    const states: Verdict[] = ['pending', 'pending', 'failure'];
+    const result = await waitUntil(async () => states.shift() as Verdict, {
       deadline: clock.now() + 60_000,
       delay: (n) => n * 1000,
       clock

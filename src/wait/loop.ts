@@ -1,7 +1,7 @@
 import { LAST_TRY_LEAD_MS, MIN_GAP_MS } from '../neon/retry.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { CancelledError, DeadlineError } from '../util/errors.js';
-import type { CheckState } from './mode.js';
+import type { Verdict } from './status.js';
 
 export interface LoopOptions {
   /** Epoch ms; no sleep and no check starts after it. */
@@ -27,7 +27,7 @@ export interface LoopOutcome {
  * aborts. When the schedule would skip past the deadline, one last check goes shortly before it.
  */
 export async function waitUntil(
-  check: () => Promise<CheckState>,
+  check: () => Promise<Verdict>,
   options: LoopOptions
 ): Promise<LoopOutcome> {
   const clock = options.clock ?? systemClock;

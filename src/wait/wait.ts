@@ -9,10 +9,10 @@ import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from './database.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
-import type { CheckState, JobMark, WaitKind, WaitSettings } from './mode.js';
+import type { JobMark, WaitKind, WaitSettings } from './mode.js';
 import { kindFor, modeFor } from './modes/index.js';
 import { Pace, pollDelay } from './schedule.js';
-import { type ResultStatus, WAIT_STATUS } from './status.js';
+import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
@@ -103,7 +103,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
-    const check = async (): Promise<CheckState> => {
+    const check = async (): Promise<Verdict> => {
       await mode.refresh(deadline);
       checksDone++;
       result.newestPage = mode.newestPage();

@@ -1,7 +1,7 @@
 import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
 import { isAfterMark } from '../job.js';
-import type { CheckState, Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus, WAIT_STATUS } from '../status.js';
+import type { Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, type Verdict, WAIT_STATUS } from '../status.js';
 import { describeFailures, scopeOf } from './describe.js';
 
 /** Pages read per check at most: 5,000 operations started by one job is far beyond any real job. */
@@ -50,7 +50,7 @@ export class JobMode implements WaitMode {
     }
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 

@@ -1,6 +1,6 @@
 import { type FetchedPage, MAX_PAGE_SIZE, operationPages, PAGE_SIZE } from '../../neon/paging.js';
-import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus } from '../status.js';
+import type { Conclusion, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, type Verdict } from '../status.js';
 import { describeFailures } from './describe.js';
 
 /** Pages one check may read beyond those the awaited ids need (for ids created in between). */
@@ -63,7 +63,7 @@ export class OperationsMode implements WaitMode {
     for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.verdict(this.ctx.settings.failFast);
   }
 

@@ -1,6 +1,6 @@
 import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
-import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus, isInProgress, WAIT_STATUS } from '../status.js';
+import type { Conclusion, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, isInProgress, type Verdict, WAIT_STATUS } from '../status.js';
 import { describeFailures, scopeOf } from './describe.js';
 
 /** The first check looks this many pages deep for work started earlier. */
@@ -52,7 +52,7 @@ export class ProjectMode implements WaitMode {
     }
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 
