@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { NeonClient } from '../src/neon/client.js';
+import type { Transport } from '../src/neon/http.js';
+import { ApiError } from '../src/util/errors.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import type { WaitSettings } from '../src/wait/mode.js';
 import { prng, SimulatedClock } from '../simulator/simulated-wait.js';
@@ -148,6 +151,27 @@ describe('ids from the API', () => {
     expect(result.status).toBe('api_error');
     expect(result.operations).toEqual([]);
     expect(result.failure).toMatch(/operation id that is not a valid id \("rm -rf \/"\)/);
+  });
+
+  it('an operation whose project_id is not an id is an api_error; its branch_id is data', async () => {
+    // The API's answer as given, through an injected transport.
+    const answer = (op: Record<string, unknown>): Transport => ({
+      get: async () => ({ status: 200, headers: {}, text: JSON.stringify({ operation: op }) }),
+      close: async () => undefined
+    });
+    const fields = { id: randomUUID(), action: 'create_branch', status: 'finished' };
+    const read = (op: Record<string, unknown>) =>
+      new NeonClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', transport: answer(op) })
+        .getOperation(PROJECT, fields.id, Date.now() + 5000)
+        .catch((error: unknown) => error);
+    expect(await read({ ...fields, project_id: PROJECT, branch_id: 'BR 1' })).toMatchObject({
+      branch_id: 'BR 1'
+    });
+    const refused = await read({ ...fields, project_id: '$(id)' });
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).message).toMatch(
+      /operation project_id that is not a valid id \("\$\(id\)"\)/
+    );
   });
 
   it('a valid project id resolved from the API is used', async () => {
