@@ -4,7 +4,7 @@ import { ApiError, CancelledError, DeadlineError, TransientError } from '../util
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
 import { createTransport, type HttpResponse, type Transport } from './http.js';
-import { isRetryableStatus, retryAfter, RetryPolicy } from './retry.js';
+import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
 import {
   isOperation,
   normalizeOperation,
@@ -25,19 +25,14 @@ export interface RetryEvent {
   delayMs: number;
 }
 
-export interface ClientOptions {
+export interface ClientOptions extends RetryPolicyOptions {
   baseUrl: string;
   apiKey: string;
   /** How requests are sent; undici with the environment's proxy settings by default. */
   transport?: Transport;
   /** Upper bound for one request; always also capped by the time left. */
   requestTimeoutMs?: number;
-  backoffBaseMs?: number;
-  /** First delay after a 429 without Retry-After (default 5 s). */
-  throttleBaseMs?: number;
-  backoffMaxMs?: number;
   clock?: Clock;
-  random?: () => number;
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
   onRequest?: (path: string) => void;

@@ -22,17 +22,7 @@ export interface RetryPolicyOptions {
 }
 
 export class RetryPolicy {
-  private readonly baseMs: number;
-  private readonly maxMs: number;
-  private readonly throttleBaseMs: number;
-  private readonly random: () => number;
-
-  constructor(options: RetryPolicyOptions = {}) {
-    this.baseMs = options.backoffBaseMs ?? 1000;
-    this.maxMs = options.backoffMaxMs ?? 30_000;
-    this.throttleBaseMs = options.throttleBaseMs ?? 5000;
-    this.random = options.random ?? Math.random;
-  }
+  constructor(private readonly options: RetryPolicyOptions = {}) {}
 
   /**
    * Delay before retry number `attempt + 1`, or undefined when no retry fits in `leftMs`: what the
@@ -42,35 +32,24 @@ export class RetryPolicy {
    * last try lands `LAST_TRY_LEAD_MS` before the deadline rather than never; a `Retry-After` is
    * never cut below what it asks.
    */
-  delay(
-    attempt: number,
-    leftMs: number,
-    retryAfterMs?: number,
-    throttled = false
-  ): number | undefined {
-    const wanted =
-      retryAfterMs !== undefined
-        ? this.spread(retryAfterMs)
-        : this.backoff(attempt, throttled ? this.throttleBaseMs : this.baseMs);
+  delay(attempt: number, leftMs: number, retryAfterMs?: number, throttled = false) {
+    const { backoffBaseMs = 1000, backoffMaxMs = 30_000, throttleBaseMs = 5000 } = this.options;
+    const random = this.options.random ?? Math.random;
+    let wanted: number;
+    if (retryAfterMs !== undefined) {
+      // Plus up to half as much again (at least 1 s, at most 10 s): every job told "1" would
+      // otherwise come back in the same instant and be refused together.
+      wanted = retryAfterMs + random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2));
+    } else {
+      // "Equal jitter": half fixed, half random, so that clients never retry in lockstep.
+      const base = throttled ? throttleBaseMs : backoffBaseMs;
+      const ceiling = Math.min(backoffMaxMs, base * 2 ** Math.min(attempt, 20));
+      wanted = ceiling / 2 + (random() * ceiling) / 2;
+    }
+    wanted = Math.round(wanted);
     const room = leftMs - LAST_TRY_LEAD_MS;
     if (wanted <= room) return wanted;
     return room >= (retryAfterMs ?? MIN_GAP_MS) ? room : undefined;
-  }
-
-  /**
-   * At least what `Retry-After` asks, plus up to half as much again (at least a second's spread):
-   * every job told "1" would otherwise come back in the same instant and be refused together.
-   */
-  private spread(retryAfterMs: number): number {
-    return Math.round(
-      retryAfterMs + this.random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
-    );
-  }
-
-  /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
-  private backoff(attempt: number, baseMs: number): number {
-    const ceiling = Math.min(this.maxMs, baseMs * 2 ** Math.min(attempt, 20));
-    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 }
 

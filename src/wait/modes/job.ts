@@ -2,7 +2,7 @@ import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.j
 import { isAfterMark } from '../job.js';
 import type { Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
 import { aggregateStatus, type Verdict, WAIT_STATUS } from '../status.js';
-import { describeFailures, scopeOf } from './describe.js';
+import { failed, scopeOf } from './describe.js';
 
 /** Pages read per check at most: 5,000 operations started by one job is far beyond any real job. */
 const MAX_PAGES = 50;
@@ -56,16 +56,11 @@ export class JobMode implements WaitMode {
 
   conclude(): Conclusion {
     const { tracker, settings } = this.ctx;
-    const failed = tracker.failures(settings.failFast);
-    if (failed.length === 0) {
-      const seen = tracker.seen();
-      return {
-        status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
-      };
-    }
+    const failures = tracker.failures(settings.failFast);
+    if (failures.length) return failed(`Operation(s) this job started on ${this.scope}`, failures);
+    const seen = tracker.seen();
     return {
-      status: aggregateStatus(failed.map((op) => op.status)),
-      failure: `Operation(s) this job started on ${this.scope} did not succeed: ${describeFailures(failed)}`
+      status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
     };
   }
 }

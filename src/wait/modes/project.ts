@@ -1,7 +1,7 @@
 import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
 import type { Conclusion, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus, isInProgress, type Verdict, WAIT_STATUS } from '../status.js';
-import { describeFailures, scopeOf } from './describe.js';
+import { isInProgress, type Verdict, WAIT_STATUS } from '../status.js';
+import { failed, scopeOf } from './describe.js';
 
 /** The first check looks this many pages deep for work started earlier. */
 const FIRST_SCAN_PAGES = 3;
@@ -62,12 +62,10 @@ export class ProjectMode implements WaitMode {
       const busy = tracker.openIds(false).length > 0;
       return { status: busy ? WAIT_STATUS.busy : WAIT_STATUS.idle };
     }
-    const failed = tracker.failures(settings.failFast);
-    if (failed.length === 0) return { status: WAIT_STATUS.idle };
-    // Idle, but work this wait followed did not succeed.
-    return {
-      status: aggregateStatus(failed.map((op) => op.status)),
-      failure: `Operation(s) of ${this.scope} did not succeed: ${describeFailures(failed)}`
-    };
+    // Idle, but work this wait followed may not have succeeded.
+    const failures = tracker.failures(settings.failFast);
+    return failures.length
+      ? failed(`Operation(s) of ${this.scope}`, failures)
+      : { status: WAIT_STATUS.idle };
   }
 }
