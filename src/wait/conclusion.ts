@@ -26,33 +26,31 @@ export interface EndingContext {
 
 /** The one table from an error to the wait's status and the message the user reads. */
 export function endingOf(error: unknown, ctx: EndingContext): Ending {
-  if (error instanceof CancelledError || ctx.signal?.aborted) {
-    return {
-      status: WAIT_STATUS.aborted,
-      failure: 'The job was cancelled while waiting; outputs and summary show what was seen.',
-      apiUnusable: true
-    };
-  }
-  if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
-  if (error instanceof InputError)
-    return { status: WAIT_STATUS.inputError, failure: error.message, apiUnusable: true };
-  if (error instanceof ApiError && error.status === 404 && ctx.checksDone > 0) {
-    return {
-      status: WAIT_STATUS.apiError,
-      failure:
-        `What this wait followed disappeared after ${ctx.checksDone} successful check(s): the project, ` +
-        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`,
-      apiUnusable: true
-    };
-  }
-  return {
-    status: WAIT_STATUS.apiError,
-    failure:
-      error instanceof ApiError
-        ? error.message
-        : `Unexpected error: ${(error as Error)?.message ?? String(error)}`,
+  // After any of these, nothing more is asked of the API (the summary's extra requests included).
+  const final = (status: ResultStatus, failure: string): Ending => ({
+    status,
+    failure,
     apiUnusable: true
-  };
+  });
+  if (error instanceof CancelledError || ctx.signal?.aborted)
+    return final(
+      WAIT_STATUS.aborted,
+      'The job was cancelled while waiting; outputs and summary show what was seen.'
+    );
+  if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
+  if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.message);
+  if (error instanceof ApiError && error.status === 404 && ctx.checksDone > 0) {
+    return final(
+      WAIT_STATUS.apiError,
+      `What this wait followed disappeared after ${ctx.checksDone} successful check(s): the project, ` +
+        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`
+    );
+  }
+  const message =
+    error instanceof ApiError
+      ? error.message
+      : `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
+  return final(WAIT_STATUS.apiError, message);
 }
 
 /** The deadline came while something was still open: say what. */
