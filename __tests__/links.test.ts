@@ -1,11 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  branchUrl,
-  consoleLinksFor,
-  linkedCode,
-  NEON_API_HOST,
-  projectUrl
-} from '../src/report/links.js';
+import { NEON_API_HOST } from '../src/neon/client.js';
+import { branchUrl, consoleLinksFor, linkedCode, projectUrl } from '../src/report/links.js';
 
 describe('consoleLinksFor', () => {
   it.each([

@@ -1,29 +1,52 @@
 import { describe, expect, it } from '@jest/globals';
-import { isRetryableStatus, RetryPolicy, retryAfter } from '../src/neon/retry.js';
+import {
+  isRetryableStatus,
+  LAST_TRY_LEAD_MS,
+  MIN_GAP_MS,
+  RetryPolicy,
+  retryAfter
+} from '../src/neon/retry.js';
 import { Pace, PACE } from '../src/wait/schedule.js';
 
 describe('RetryPolicy', () => {
   const low = new RetryPolicy({ random: () => 0 });
   const high = new RetryPolicy({ random: () => 0.999 });
+  const ample = 3_600_000;
 
   it('backs off from 1 s, half fixed and half random, doubling to 30 s', () => {
-    expect(low.delay(0)).toBe(500);
-    expect(high.delay(0)).toBeCloseTo(1000, -1);
-    expect(low.delay(3)).toBe(4000);
-    expect(high.delay(10)).toBeLessThanOrEqual(30_000);
-    expect(low.delay(10)).toBe(15_000);
+    expect(low.delay(0, ample)).toBe(500);
+    expect(high.delay(0, ample)).toBeCloseTo(1000, -1);
+    expect(low.delay(3, ample)).toBe(4000);
+    expect(high.delay(10, ample)).toBeLessThanOrEqual(30_000);
+    expect(low.delay(10, ample)).toBe(15_000);
   });
 
   it('waits at least 2.5 s after a 429 without Retry-After: the minute budget is shared', () => {
-    expect(low.delay(0, undefined, true)).toBe(2500);
-    expect(low.delay(1, undefined, true)).toBe(5000);
-    expect(high.delay(0, undefined, true)).toBeLessThanOrEqual(5000);
+    expect(low.delay(0, ample, undefined, true)).toBe(2500);
+    expect(low.delay(1, ample, undefined, true)).toBe(5000);
+    expect(high.delay(0, ample, undefined, true)).toBeLessThanOrEqual(5000);
   });
 
   it('honours Retry-After, spread by up to half again (at least 1 s, at most 10 s)', () => {
-    expect(low.delay(0, 2000, true)).toBe(2000);
-    expect(high.delay(0, 2000)).toBeCloseTo(3000, -1);
-    expect(high.delay(0, 60_000)).toBeCloseTo(70_000, -2);
+    expect(low.delay(0, ample, 2000, true)).toBe(2000);
+    expect(high.delay(0, ample, 2000)).toBeCloseTo(3000, -1);
+    expect(high.delay(0, ample, 60_000)).toBeCloseTo(70_000, -2);
+  });
+
+  it('cuts a backoff longer than the time left, so the last try lands just before the deadline', () => {
+    // 10 s of backoff with 6 s left: the retry goes LAST_TRY_LEAD_MS before the deadline.
+    expect(low.delay(2, 6000, undefined, true)).toBe(6000 - LAST_TRY_LEAD_MS);
+    expect(low.delay(2, 6000)).toBe(2000);
+    // No room for a try that could still be answered: none.
+    expect(low.delay(0, LAST_TRY_LEAD_MS + MIN_GAP_MS - 1, undefined, true)).toBeUndefined();
+    expect(low.delay(0, LAST_TRY_LEAD_MS + MIN_GAP_MS, undefined, true)).toBe(MIN_GAP_MS);
+  });
+
+  it('never cuts below what Retry-After asks: a Retry-After beyond the time left means no retry', () => {
+    expect(high.delay(0, 5000, 3500)).toBe(5000 - LAST_TRY_LEAD_MS);
+    expect(low.delay(0, 5000, 4700)).toBe(4700);
+    expect(low.delay(0, 5000, 4701)).toBeUndefined();
+    expect(low.delay(0, 5000, 120_000)).toBeUndefined();
   });
 
   it.each([
@@ -40,12 +63,22 @@ describe('RetryPolicy', () => {
     expect(isRetryableStatus(status)).toBe(expected);
   });
 
-  it('reads Retry-After as seconds or an HTTP date', () => {
+  it('reads Retry-After as seconds or a future HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(retryAfter('7', now)).toBe(7000);
+    expect(retryAfter(' 0 ', now)).toBe(0);
     expect(retryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
-    expect(retryAfter('soon', now)).toBeUndefined();
+    // RFC 9110's obsolete forms, which a recipient must still read.
+    expect(retryAfter('Thursday, 01-Jan-26 00:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfter('Thu Jan  1 00:00:30 2026', now)).toBeGreaterThan(0);
   });
+
+  it.each(['-1', '-0.5', '1e3', '+5', '0x10', 'soon', '', 'Wed, 31 Dec 2025 23:59:00 GMT'])(
+    'ignores Retry-After %j (not seconds, not a future HTTP date)',
+    (value) => {
+      expect(retryAfter(value, Date.parse('2026-01-01T00:00:00Z'))).toBeUndefined();
+    }
+  );
 });
 
 describe('Pace', () => {

@@ -393,6 +393,11 @@ describe('readSettings since', () => {
     ['2026-11-26T10:00:00Z', Date.parse('2026-11-26T10:00:00Z')],
     ['2026-11-25T10:00:00.123+01:00', Date.parse('2026-11-25T10:00:00.123+01:00')],
     ['2026-11-20', Date.parse('2026-11-20')],
+    // ISO 8601's basic format: dates, not 20 million seconds.
+    ['20261125', Date.parse('2026-11-25')],
+    ['20261125T100000Z', Date.parse('2026-11-25T10:00:00Z')],
+    ['20261125T1000Z', Date.parse('2026-11-25T10:00Z')],
+    ['20261125T100000.5+0130', Date.parse('2026-11-25T10:00:00.5+01:30')],
     ['2h', NOW - 7_200_000],
     ['7d', NOW - 7 * 86_400_000],
     ['1h30m', NOW - 5_400_000]
@@ -404,14 +409,36 @@ describe('readSettings since', () => {
     expect(settingsOf({}).sinceMs).toBeUndefined();
   });
 
-  it.each(['yesterday', 'Nov 26', '2026-13-45T00:00:00Z', '400d', '2020-01-01T00:00:00Z', '-2h'])(
-    'refuses %j, naming the input and the forms',
+  it.each([
+    'yesterday',
+    'Nov 26',
+    '2026-13-45T00:00:00Z',
+    '20261345',
+    '2026112',
+    '20261125T10',
+    '400d',
+    '2020-01-01T00:00:00Z',
+    '-2h'
+  ])('refuses %j, naming the input and the forms', (value) => {
+    expect(() => sinceInput(value, NOW)).toThrow(
+      /^Input 'since' must be an ISO 8601 time .*or a duration back from now such as 2h or 7d/
+    );
+  });
+});
+
+describe('readSettings since without a unit', () => {
+  it.each(['90', '3600', '1.5', '202611'])(
+    'refuses the bare number %j and says it has no unit',
     (value) => {
-      expect(() => sinceInput(value, NOW)).toThrow(
-        /^Input 'since' must be an ISO 8601 time .*or a duration back from now such as 2h or 7d/
+      expect(() => sinceInput(value, Date.parse('2026-11-26T12:00:00Z'))).toThrow(
+        /^Input 'since' must be .*20261126.* such as 2h or 7d.*a number without a unit\.$/
       );
     }
   );
+
+  it('refuses it from the step too, before any request', () => {
+    expect(() => settingsOf({ since: '86400' })).toThrow(/Input 'since'.*without a unit/);
+  });
 });
 
 describe('readSettings secrets', () => {

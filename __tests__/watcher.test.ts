@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Clock } from '../src/util/clock.js';
 import { CancelledError, DeadlineError } from '../src/util/errors.js';
-import { type CheckState, waitUntil } from '../src/wait/loop.js';
+import { waitUntil } from '../src/wait/loop.js';
+import type { Verdict } from '../src/wait/status.js';
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeClock(start = 1_000_000): Clock & { sleeps: number[] } {
@@ -26,19 +27,19 @@ describe('waitUntil', () => {
       delay: () => 1000,
       clock
     });
-    expect(result).toEqual({ outcome: 'success', checks: 1 });
+    expect(result).toEqual({ outcome: 'success', checks: 1, lastCheckAt: clock.now() });
     expect(clock.sleeps).toEqual([]);
   });
 
   it('follows the schedule between checks and reports failure', async () => {
     const clock = fakeClock();
-    const states: CheckState[] = ['pending', 'pending', 'failure'];
-    const result = await waitUntil(async () => states.shift() as CheckState, {
+    const states: Verdict[] = ['pending', 'pending', 'failure'];
+    const result = await waitUntil(async () => states.shift() as Verdict, {
       deadline: clock.now() + 60_000,
       delay: (n) => n * 1000,
       clock
     });
-    expect(result).toEqual({ outcome: 'failure', checks: 3 });
+    expect(result).toEqual({ outcome: 'failure', checks: 3, lastCheckAt: clock.now() });
     expect(clock.sleeps).toEqual([1000, 2000]);
   });
 
@@ -77,11 +78,13 @@ describe('waitUntil', () => {
     const clock = fakeClock();
     const result = await waitUntil(
       async () => {
-        throw new DeadlineError('HTTP 503: unavailable');
+        throw new DeadlineError('HTTP 503: unavailable', clock.now() + 4700);
       },
       { deadline: clock.now() + 5000, delay: () => 1000, clock }
     );
-    expect(result).toEqual({ outcome: 'timeout', checks: 1, lastError: 'HTTP 503: unavailable' });
+    expect(result).toMatchObject({ outcome: 'timeout', checks: 1, lastCheckAt: clock.now() });
+    expect(result.fault?.lastError).toBe('HTTP 503: unavailable');
+    expect(result.fault?.lastTryAt).toBe(clock.now() + 4700);
   });
 
   it('stops as cancelled when the signal aborts during a sleep', async () => {
@@ -104,7 +107,7 @@ describe('waitUntil', () => {
       signal: controller.signal
     });
     expect(sleeping).toBe(true);
-    expect(result).toEqual({ outcome: 'cancelled', checks: 1 });
+    expect(result).toMatchObject({ outcome: 'cancelled', checks: 1 });
   });
 
   it('lets other errors through (a refused key is not a timeout)', async () => {

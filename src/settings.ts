@@ -6,7 +6,8 @@ import {
   UUID
 } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
-import { parseDuration } from './util/duration.js';
+import { NEON_API_HOST } from './neon/client.js';
+import { parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
 import { parseDatabaseUrl, secretsOf } from './database/url.js';
@@ -29,7 +30,6 @@ export type InputReader = (name: string) => string;
 
 const MAX_TIMEOUT_MS = 6 * 3_600_000; // a GitHub-hosted job cannot run longer
 const MAX_INTERVAL_MS = 3_600_000;
-const DEFAULT_API_HOST = 'https://console.neon.tech/api/v2';
 
 /**
  * @param input reads one input by name (the runner's `INPUT_*`, or the command line's flags)
@@ -97,7 +97,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
 
   return {
     apiKey: apiKey.trim(),
-    apiHost: parseApiHost(get('api_host') || DEFAULT_API_HOST),
+    apiHost: parseApiHost(get('api_host') || NEON_API_HOST),
     projectId: projectId ?? projectOfOperations,
     orgId,
     branchId,
@@ -120,18 +120,35 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
 
 const ISO_TIME =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-const MAX_SINCE_MS = 366 * 86_400_000; // the API keeps operations for about 6 months
+/** ISO 8601's basic format (20261125, 20261125T100000Z), rewritten in the extended one above. */
+const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2}(?:\.\d+)?)?(Z|[+-]\d{4})?)?$/i;
 
-/** `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. */
+/** Epoch ms of an ISO 8601 time in either format, else NaN. */
+function isoTime(value: string): number {
+  const basic = ISO_BASIC.exec(value);
+  const [, y, mo, d, h, mi, sec, zone = ''] = basic ?? [];
+  const text = !basic
+    ? value
+    : `${y}-${mo}-${d}` +
+      (h ? `T${h}:${mi}${sec ? `:${sec}` : ''}${zone.replace(/^([+-]\d\d)(\d\d)$/, '$1:$2')}` : '');
+  return ISO_TIME.test(text) ? Date.parse(text) : NaN;
+}
+
+/**
+ * `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. A bare
+ * number is neither (`20261125` is a date; `90` would be seconds only for `timeout`), so it is refused.
+ */
 export function sinceInput(value: string, now: number): number | undefined {
   if (value === '') return undefined;
-  const back = /^\d/.test(value) && !ISO_TIME.test(value) ? parseDuration(value) : undefined;
-  const at = back !== undefined ? now - back : ISO_TIME.test(value) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(at) || now - at > MAX_SINCE_MS || at > now + 86_400_000) {
+  const bare = /^\d+(\.\d+)?$/.test(value);
+  const back = bare ? undefined : parseDuration(value);
+  const at = back !== undefined ? now - back : isoTime(value);
+  if (!Number.isFinite(at) || now - at > YEAR_MS || at > now + 86_400_000) {
     throw new InputError(
-      "Input 'since' must be an ISO 8601 time such as 2026-11-26T10:00:00Z (for example " +
+      "Input 'since' must be an ISO 8601 time such as 2026-11-26T10:00:00Z or 20261126 (for example " +
         '${{ github.event.pull_request.created_at }}) or a duration back from now such as 2h or 7d, ' +
-        `within the last year; got '${printable(value)}'.`
+        `within the last year; got '${printable(value)}'` +
+        (bare && Number.isNaN(at) ? ', a number without a unit.' : '.')
     );
   }
   return at;
@@ -269,7 +286,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export function parseApiHost(value: string): string {
   const expected =
-    "Input 'api_host' must be the API's base URL, such as https://console.neon.tech/api/v2 " +
+    `Input 'api_host' must be the API's base URL, such as ${NEON_API_HOST} ` +
     '(https; plain http only for 127.0.0.1, ::1 or localhost)';
   let url: URL;
   try {

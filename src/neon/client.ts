@@ -3,10 +3,20 @@ import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import { createTransport, type Transport } from './http.js';
-import { isRetryableStatus, retryAfter, RetryPolicy } from './retry.js';
-import { isOperation, normalizeOperation, type Operation, type Project } from './operation.js';
+import { createTransport, type HttpResponse, type Transport } from './http.js';
+import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
+import {
+  isOperation,
+  normalizeOperation,
+  type Operation,
+  type Project,
+  RESOURCE_ID,
+  UUID
+} from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
+
+/** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
+export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
 export interface RetryEvent {
   path: string;
@@ -15,33 +25,21 @@ export interface RetryEvent {
   delayMs: number;
 }
 
-export interface ClientOptions {
+export interface ClientOptions extends RetryPolicyOptions {
   baseUrl: string;
   apiKey: string;
   /** How requests are sent; undici with the environment's proxy settings by default. */
   transport?: Transport;
   /** Upper bound for one request; always also capped by the time left. */
   requestTimeoutMs?: number;
-  backoffBaseMs?: number;
-  /** First delay after a 429 without Retry-After (default 5 s). */
-  throttleBaseMs?: number;
-  backoffMaxMs?: number;
   clock?: Clock;
-  random?: () => number;
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
   onRequest?: (path: string) => void;
 }
 
-export interface OperationsPage {
-  operations: Operation[];
-  cursor?: string;
-}
-
-export interface ProjectsPage {
-  projects: Project[];
-  cursor?: string;
-}
+export type OperationsPage = { operations: Operation[]; cursor?: string };
+export type ProjectsPage = { projects: Project[]; cursor?: string };
 
 export class NeonClient {
   readonly requestTimeoutMs: number;
@@ -68,10 +66,7 @@ export class NeonClient {
     return this.get(
       path,
       deadline,
-      (body) => {
-        const op = (body as { operation?: unknown }).operation;
-        return isOperation(op) ? normalizeOperation(op) : undefined;
-      },
+      (body) => operationOf((body as { operation?: unknown }).operation),
       (detail) =>
         `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
         `that project (${detail}). Check operation_id / operations and project_id.`
@@ -83,42 +78,23 @@ export class NeonClient {
     page: { limit: number; cursor?: string },
     deadline: number
   ): Promise<OperationsPage> {
-    const query = new URLSearchParams({ limit: String(page.limit) });
-    if (page.cursor) query.set('cursor', page.cursor);
-    const path = `/projects/${encodeURIComponent(projectId)}/operations?${query}`;
-    const notFound = (detail: string): string =>
-      `Project ${projectId} was not found, or this API key cannot see it (${detail}). Check project_id.`;
-    const accept = (body: unknown): OperationsPage | undefined => {
-      const { operations, pagination } = body as {
-        operations?: unknown;
-        pagination?: { cursor?: unknown };
-      };
-      if (!Array.isArray(operations) || !operations.every(isOperation)) return undefined;
-      const cursor =
-        typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
-      return { operations: operations.map(normalizeOperation), cursor };
-    };
-    return this.get(path, deadline, accept, notFound);
+    const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
+    return this.get(
+      path,
+      deadline,
+      (body) => pageOf(body, 'operations', operationOf),
+      (detail) =>
+        `Project ${projectId} was not found, or this API key cannot see it (${detail}). Check project_id.`
+    );
   }
 
   async listProjects(
-    page: { limit: number; cursor?: string; orgId?: string },
+    page: { limit: number; cursor?: string; org_id?: string },
     deadline: number
   ): Promise<ProjectsPage> {
-    const query = new URLSearchParams({ limit: String(page.limit) });
-    if (page.cursor) query.set('cursor', page.cursor);
-    if (page.orgId) query.set('org_id', page.orgId);
-    return this.get(`/projects?${query}`, deadline, (body) => {
-      const { projects, pagination } = body as {
-        projects?: unknown;
-        pagination?: { cursor?: unknown };
-      };
-      if (!Array.isArray(projects) || !projects.every((p) => typeof p?.id === 'string'))
-        return undefined;
-      const cursor =
-        typeof pagination?.cursor === 'string' && pagination.cursor ? pagination.cursor : undefined;
-      return { projects: projects as Project[], cursor };
-    });
+    return this.get(`/projects?${query(page)}`, deadline, (body) =>
+      pageOf(body, 'projects', projectOf)
+    );
   }
 
   /** Lets the process exit: closes kept-alive connections (of a transport it made). */
@@ -134,25 +110,25 @@ export class NeonClient {
     notFound?: (detail: string) => string
   ): Promise<T> {
     let lastError: string | undefined;
+    let lastTryAt: number | undefined;
     for (let attempt = 0; ; attempt++) {
       if (this.options.signal?.aborted) throw new CancelledError();
-      const remaining = deadline - this.clock.now();
-      if (remaining <= 0) throw new DeadlineError(lastError);
+      const now = this.clock.now();
+      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt);
+      lastTryAt = now;
       try {
-        return await this.once(path, Math.min(this.requestTimeoutMs, remaining), accept);
+        return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404 && notFound) {
           throw new ApiError(notFound(error.message), 404, error.requestId);
         }
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
-        if (error.status === 429) this.throttled++;
-        const delayMs = this.retry.delay(attempt, error.retryAfterMs, error.status === 429);
-        if (this.clock.now() + delayMs >= deadline) {
-          const askedTooMuch =
-            error.retryAfterMs !== undefined && this.clock.now() + error.retryAfterMs >= deadline;
-          throw new DeadlineError(lastError, askedTooMuch ? error.retryAfterMs : undefined);
-        }
+        const { retryAfterMs, status } = error;
+        if (status === 429) this.throttled++;
+        const left = deadline - this.clock.now();
+        const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
+        if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
@@ -169,11 +145,9 @@ export class NeonClient {
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
     this.options.onRequest?.(path);
-    let status: number;
-    let headers: Record<string, string | string[] | undefined>;
-    let text: string;
+    let response: HttpResponse;
     try {
-      ({ status, headers, text } = await this.transport.get(
+      response = await this.transport.get(
         url,
         {
           authorization: `Bearer ${this.options.apiKey}`,
@@ -181,7 +155,7 @@ export class NeonClient {
           'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
         },
         signal
-      ));
+      );
     } catch (error) {
       if (this.options.signal?.aborted) throw new CancelledError();
       if (timeout.aborted) {
@@ -197,48 +171,39 @@ export class NeonClient {
 
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
-    text = redact(text);
-    let body: unknown;
-    let parsed = true;
+    const { status, headers } = response;
+    const text = redact(response.text);
+    let body: unknown = NOT_JSON;
     try {
       body = JSON.parse(text);
     } catch {
-      parsed = false;
+      // Told apart below: an edge's HTML page, an empty body.
     }
+    const header = (name: string): string | undefined => [headers[name]].flat()[0];
     // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
+    const bodyId = (body as { request_id?: unknown } | null)?.request_id;
     const requestId =
-      header(headers, 'x-neon-ret-request-id') ??
-      header(headers, 'x-request-id') ??
-      (parsed && typeof (body as { request_id?: unknown })?.request_id === 'string'
-        ? (body as { request_id: string }).request_id
-        : undefined);
+      header('x-neon-ret-request-id') ??
+      header('x-request-id') ??
+      (typeof bodyId === 'string' ? bodyId : undefined);
+    const ref = requestId ? ` (request_id ${requestId})` : '';
 
     if (status >= 200 && status < 300) {
-      if (!parsed) throw new TransientError(`HTTP ${status} with a body that is not JSON`);
+      if (body === NOT_JSON)
+        throw new TransientError(`HTTP ${status} with a body that is not JSON`);
       const value = typeof body === 'object' && body !== null ? accept(body) : undefined;
       if (value === undefined)
         throw new TransientError(`HTTP ${status} without the expected fields`);
       return value;
     }
-
-    const apiMessage = parsed ? errorText(body) : undefined;
-    const described = describeHttpError(status, apiMessage, requestId, text, parsed);
-
     if (isRetryableStatus(status)) {
-      throw new TransientError(
-        described,
-        retryAfter(header(headers, 'retry-after'), this.clock.now()),
-        status
-      );
+      const delay = retryAfter(header('retry-after'), this.clock.now());
+      throw new TransientError(`${describeHttpError(status, body, text)}${ref}`, delay, status);
     }
     if (status >= 300 && status < 400) {
-      const location = header(headers, 'location');
-      let where = 'elsewhere';
-      try {
-        where = location ? new URL(location, url).host : where;
-      } catch {
-        // An unreadable Location header is still a redirect we will not follow.
-      }
+      const location = header('location') ?? '';
+      // An unreadable Location header is still a redirect not to follow.
+      const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
       throw new ApiError(
         `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the API key ` +
           'is sent only to api_host. Check the api_host input.',
@@ -246,45 +211,91 @@ export class NeonClient {
         requestId
       );
     }
-    if (status === 401) {
-      throw new ApiError(
-        'The API refused the key (HTTP 401): it is missing, invalid or revoked. ' +
-          `Check the secret passed as api_key${requestId ? ` (request_id ${requestId})` : ''}.`,
-        status,
-        requestId
-      );
-    }
-    throw new ApiError(described, status, requestId);
+    const message =
+      status === 401
+        ? 'The API refused the key (HTTP 401): it is missing, invalid or revoked. ' +
+          `Check the secret passed as api_key${ref}.`
+        : `${describeHttpError(status, body, text)}${ref}`;
+    throw new ApiError(message, status, requestId);
   }
 }
 
-function header(
-  headers: Record<string, string | string[] | undefined>,
-  name: string
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+const NOT_JSON = Symbol('not JSON');
+
+/** The query of a List request: its limit and whatever else is set (cursor, org_id). */
+function query(params: Record<string, string | number | undefined>): URLSearchParams {
+  return new URLSearchParams(
+    Object.entries(params).flatMap(([name, value]): Array<[string, string]> =>
+      value ? [[name, String(value)]] : []
+    )
+  );
 }
 
-/** `message`, with the error `code` in front when the API sets one (e.g. PROJECTS_LIMIT_EXCEEDED). */
-function errorText(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const { code, message } = body as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' ? oneLine(message, 1000) : undefined;
+/** A List answer: every item readable (else undefined: an unreadable answer) and the next cursor. */
+function pageOf<K extends string, T>(
+  body: unknown,
+  key: K,
+  item: (value: unknown) => T | undefined
+): ({ [key in K]: T[] } & { cursor?: string }) | undefined {
+  const { [key]: list, pagination } = body as { pagination?: { cursor?: unknown } } & Record<
+    K,
+    unknown
+  >;
+  const items = Array.isArray(list) ? list.map(item) : [undefined];
+  if (items.includes(undefined)) return undefined;
+  const cursor = typeof pagination?.cursor === 'string' ? pagination.cursor : '';
+  return { [key]: items, ...(cursor && { cursor }) } as { [key in K]: T[] } & { cursor?: string };
+}
+
+/**
+ * An id the API sent goes on to outputs (`project_id`, `operations`), URLs and the summary, where a
+ * later step may put it in a shell line: it must be an id, as an input would have to be. One that is
+ * not means the answer cannot be trusted: an API error, not a fault to retry.
+ */
+function checkId(what: string, value: unknown, pattern: RegExp): void {
+  if (typeof value === 'string' && pattern.test(value)) return;
+  const shown = oneLine(JSON.stringify(value) ?? String(value), 80);
+  throw new ApiError(
+    `The API answered with a ${what} that is not a valid id (${shown}); it is not passed on.`,
+    200
+  );
+}
+
+/**
+ * An operation, its id and project checked: the ids the action names (outputs, log, summary, request
+ * URLs). Its other fields, `branch_id` and `endpoint_id` included, are data passed on in the JSON
+ * outputs as the API wrote them, like `action` and `error`.
+ */
+function operationOf(value: unknown): Operation | undefined {
+  if (!isOperation(value)) return undefined;
+  const op = normalizeOperation(value);
+  checkId('operation id', op.id, UUID);
+  checkId('operation project_id', op.project_id, RESOURCE_ID);
+  return op;
+}
+
+function projectOf(value: unknown): Project | undefined {
+  const id = (value as Project | undefined)?.id;
+  if (typeof id !== 'string') return undefined;
+  checkId('project id', id, RESOURCE_ID);
+  return value as Project;
+}
+
+/** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
+function describeHttpError(status: number, body: unknown, text: string): string {
+  const { code, message } = ((typeof body === 'object' ? body : null) ?? {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  const said = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
-  return tag && text ? `${tag}: ${text}` : (text ?? tag);
-}
-
-function describeHttpError(
-  status: number,
-  apiMessage: string | undefined,
-  requestId: string | undefined,
-  text: string,
-  parsed: boolean
-): string {
   const detail =
-    apiMessage ?? (parsed ? '' : text.trim() ? 'a body that is not JSON' : 'an empty body');
-  return `HTTP ${status}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${requestId})` : ''}`;
+    body === NOT_JSON
+      ? text.trim()
+        ? 'a body that is not JSON'
+        : 'an empty body'
+      : [tag, said].filter(Boolean).join(': ');
+  return `HTTP ${status}${detail ? `: ${detail}` : ''}`;
 }
 
 function describeNetworkError(error: unknown): string {

@@ -1,6 +1,11 @@
 import type { NeonClient, OperationsPage } from './client.js';
 import type { Operation } from './operation.js';
 
+/** Operations asked for per List request while following a few: small, quick answers. */
+export const PAGE_SIZE = 100;
+/** The largest page the API serves (about 0.5 MB of operations). */
+export const MAX_PAGE_SIZE = 1000;
+
 /** A page of List operations as fetched, with the limit it was asked with (so a reader can reuse it). */
 export type FetchedPage = OperationsPage & { limit: number };
 

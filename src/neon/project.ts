@@ -14,7 +14,7 @@ export async function resolveProjectId(
   // One more than shown: the service returns a cursor even on its last page, so only an eleventh
   // project tells that there are more.
   const shown = 10;
-  const page = await client.listProjects({ limit: shown + 1, orgId: given.orgId }, deadline);
+  const page = await client.listProjects({ limit: shown + 1, org_id: given.orgId }, deadline);
   if (page.projects.length === 1) return (page.projects[0] as { id: string }).id;
   if (page.projects.length === 0) {
     throw new InputError(

@@ -3,6 +3,11 @@
  * policy can be read (and tested) in one place, as actions/checkout keeps its retry-helper.
  */
 
+/** The last request of a wait (a check or a retry) goes this long before the deadline, to be answered. */
+export const LAST_TRY_LEAD_MS = 300;
+/** Two tries are never closer than this: a last one that would be is skipped. */
+export const MIN_GAP_MS = 250;
+
 /** Statuses that a later identical GET may well answer: locked, throttled, and the 5xx family. */
 export function isRetryableStatus(status: number): boolean {
   return status === 423 || status === 429 || (status >= 500 && status < 600);
@@ -17,51 +22,46 @@ export interface RetryPolicyOptions {
 }
 
 export class RetryPolicy {
-  private readonly baseMs: number;
-  private readonly maxMs: number;
-  private readonly throttleBaseMs: number;
-  private readonly random: () => number;
-
-  constructor(options: RetryPolicyOptions = {}) {
-    this.baseMs = options.backoffBaseMs ?? 1000;
-    this.maxMs = options.backoffMaxMs ?? 30_000;
-    this.throttleBaseMs = options.throttleBaseMs ?? 5000;
-    this.random = options.random ?? Math.random;
-  }
+  constructor(private readonly options: RetryPolicyOptions = {}) {}
 
   /**
-   * Delay before retry number `attempt + 1`: what the server asked for, else exponential backoff,
-   * from `throttleBaseMs` after a 429 (Neon sends no `Retry-After`, and its limit is a budget per
-   * minute shared by every job of the account: coming back within a second only spends it).
+   * Delay before retry number `attempt + 1`, or undefined when no retry fits in `leftMs`: what the
+   * server asked for, else exponential backoff, from `throttleBaseMs` after a 429 (Neon sends no
+   * `Retry-After`, and its limit is a budget per minute shared by every job of the account: coming
+   * back within a second only spends it). A backoff longer than the time left is cut short, so the
+   * last try lands `LAST_TRY_LEAD_MS` before the deadline rather than never; a `Retry-After` is
+   * never cut below what it asks.
    */
-  delay(attempt: number, retryAfterMs?: number, throttled = false): number {
-    if (retryAfterMs !== undefined) return this.spread(retryAfterMs);
-    return this.backoff(attempt, throttled ? this.throttleBaseMs : this.baseMs);
-  }
-
-  /**
-   * At least what `Retry-After` asks, plus up to half as much again (at least a second's spread):
-   * every job told "1" would otherwise come back in the same instant and be refused together.
-   */
-  private spread(retryAfterMs: number): number {
-    return Math.round(
-      retryAfterMs + this.random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
-    );
-  }
-
-  /** Exponential backoff with "equal jitter": half fixed, half random, so clients never retry in lockstep. */
-  private backoff(attempt: number, baseMs: number): number {
-    const ceiling = Math.min(this.maxMs, baseMs * 2 ** Math.min(attempt, 20));
-    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  delay(attempt: number, leftMs: number, retryAfterMs?: number, throttled = false) {
+    const { backoffBaseMs = 1000, backoffMaxMs = 30_000, throttleBaseMs = 5000 } = this.options;
+    const random = this.options.random ?? Math.random;
+    let wanted: number;
+    if (retryAfterMs !== undefined) {
+      // Plus up to half as much again (at least 1 s, at most 10 s): every job told "1" would
+      // otherwise come back in the same instant and be refused together.
+      wanted = retryAfterMs + random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2));
+    } else {
+      // "Equal jitter": half fixed, half random, so that clients never retry in lockstep.
+      const base = throttled ? throttleBaseMs : backoffBaseMs;
+      const ceiling = Math.min(backoffMaxMs, base * 2 ** Math.min(attempt, 20));
+      wanted = ceiling / 2 + (random() * ceiling) / 2;
+    }
+    wanted = Math.round(wanted);
+    const room = leftMs - LAST_TRY_LEAD_MS;
+    if (wanted <= room) return wanted;
+    return room >= (retryAfterMs ?? MIN_GAP_MS) ? room : undefined;
   }
 }
 
-/** `Retry-After` as seconds or as an HTTP date, in milliseconds from now. */
+/**
+ * `Retry-After` in milliseconds from now: a non-negative number of seconds, or an HTTP date (its
+ * three forms all begin with the day's name) in the future. Anything else (`-1`, a past date, a
+ * word) is ignored, and the policy's own backoff applies.
+ */
 export function retryAfter(value: string | undefined, now: number): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
+  const trimmed = value?.trim() ?? '';
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (!/^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,? /i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  return date > now ? date - now : undefined;
 }

@@ -1,3 +1,4 @@
+import { NEON_API_HOST } from '../neon/client.js';
 import { RESOURCE_ID } from '../neon/operation.js';
 import { code } from './markdown.js';
 
@@ -13,9 +14,7 @@ import { code } from './markdown.js';
  * here: an endpoint is shown without a link.
  */
 
-/** The API's base URL whose console these addresses belong to. */
-export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
-const CONSOLE = 'https://console.neon.tech';
+const CONSOLE = new URL(NEON_API_HOST).origin;
 
 /**
  * Whether a report about this API host may link to Neon's console: only for Neon's own API (any
@@ -25,9 +24,7 @@ export function consoleLinksFor(apiHost: string): boolean {
   try {
     const url = new URL(apiHost);
     return (
-      url.protocol === 'https:' &&
-      url.host === 'console.neon.tech' &&
-      url.pathname.replace(/\/+$/, '') === '/api/v2' &&
+      `${url.origin}${url.pathname.replace(/\/+$/, '')}` === NEON_API_HOST &&
       !url.search &&
       !url.hash &&
       !url.username &&

@@ -4,10 +4,11 @@ import { WAIT_STATUS } from '../wait/status.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from './recent.js';
+import type { WaitKind } from '../wait/mode.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export interface Report {
-  mode: 'operations' | 'project' | 'job';
+  mode: WaitKind;
   waited: boolean;
   projectId?: string;
   branchId?: string;

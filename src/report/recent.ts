@@ -1,6 +1,6 @@
 import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
-import { type FetchedPage, operationPages } from '../neon/paging.js';
+import { type FetchedPage, MAX_PAGE_SIZE, operationPages } from '../neon/paging.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
 
@@ -46,8 +46,8 @@ export async function fetchRecentOperations(
   if (limit <= 0) return result;
   const bound = { reached: false };
   const pageSize = (): number => {
-    if (since !== undefined) return 1000;
-    return branchId ? BRANCH_PAGE_SIZE : Math.min(1000, limit - result.operations.length);
+    if (since !== undefined) return MAX_PAGE_SIZE;
+    return branchId ? BRANCH_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, limit - result.operations.length);
   };
   const maxPages =
     since !== undefined ? SINCE_MAX_PAGES : branchId ? BRANCH_SCAN_PAGES : Number.POSITIVE_INFINITY;

@@ -1,8 +1,7 @@
 import { actionName, isValidTime, operationDurationMs } from './display.js';
 import { type Operation, shortId } from '../neon/operation.js';
+import { YEAR_MS } from '../util/duration.js';
 import { classifyStatus } from '../wait/status.js';
-
-const YEAR_MS = 366 * 86_400_000;
 
 /** Rows beyond this make a chart nobody can read; the first given (the newest) are kept. */
 export const TIMELINE_ROWS = 25;

@@ -1,6 +1,8 @@
 /** Durations written the way people write them in workflow files: `90`, `90s`, `15m`, `1h`, `1m30s`, `500ms`, `7d`. */
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** The one bound on times far from now (a `since`, a Retry-After, a timeline's span). */
+export const YEAR_MS = 366 * 86_400_000;
 const PART = /(\d+(?:\.\d+)?)(ms|d|h|m|s)/gy;
 
 /** Parses a duration into milliseconds; a bare number means seconds. Returns undefined when malformed. */

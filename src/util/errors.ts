@@ -29,7 +29,9 @@ export class ApiError extends Error {
 export class DeadlineError extends Error {
   override name = 'DeadlineError';
   constructor(
-    readonly lastError: string | undefined,
+    readonly lastError?: string,
+    /** When the last request was sent (epoch ms). */
+    readonly lastTryAt?: number,
     /** A `Retry-After` that asked for more time than was left, in ms. */
     readonly retryAfterMs?: number
   ) {

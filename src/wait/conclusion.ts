@@ -1,6 +1,6 @@
-import { formatDuration } from '../util/duration.js';
+import { formatDuration, YEAR_MS } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, InputError } from '../util/errors.js';
-import type { WaitResult as LoopResult } from './loop.js';
+import type { LoopOutcome } from './loop.js';
 import type { WaitMode, WaitSettings } from './mode.js';
 import { describeOpen } from './modes/describe.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
@@ -15,95 +15,97 @@ export interface Ending {
   apiUnusable?: boolean;
 }
 
-/** The one table from an error to the wait's status and the message the user reads. */
-export function endingOf(
-  error: unknown,
-  signal: AbortSignal | undefined,
-  settings: WaitSettings,
+/** What an ending is told of the wait. */
+export interface EndingContext {
+  settings: WaitSettings;
+  startedAt: number;
+  signal?: AbortSignal;
   /** Checks that had succeeded before the error: a 404 after some is a deletion, not a typo. */
-  checksDone = 0
-): Ending {
-  if (error instanceof CancelledError || signal?.aborted) {
-    return {
-      status: WAIT_STATUS.aborted,
-      failure: 'The job was cancelled while waiting; outputs and summary show what was seen.',
-      apiUnusable: true
-    };
-  }
-  if (error instanceof DeadlineError) {
-    return {
-      status: WAIT_STATUS.timeout,
-      timedOut: true,
-      lastError: error.lastError,
-      failure:
-        error.retryAfterMs !== undefined
-          ? retryAfterTooLong(error.retryAfterMs, settings, error.lastError)
-          : `Timed out after ${formatDuration(settings.timeoutMs)}: ${error.message}`
-    };
-  }
-  if (error instanceof InputError)
-    return { status: WAIT_STATUS.inputError, failure: error.message, apiUnusable: true };
-  // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
-  if (error instanceof ApiError && error.status === 404 && settings.jobMark) {
-    return {
-      status: WAIT_STATUS.apiError,
-      failure: `Project ${settings.jobMark.projectId} is gone: the main step of this job saw it, so it was deleted during the job (or the API key lost access to it).`,
-      apiUnusable: true
-    };
-  }
-  if (error instanceof ApiError && error.status === 404 && checksDone > 0) {
-    return {
-      status: WAIT_STATUS.apiError,
-      failure:
-        `What this wait followed disappeared after ${checksDone} successful check(s): the project, ` +
-        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`,
-      apiUnusable: true
-    };
-  }
-  if (error instanceof ApiError)
-    return { status: WAIT_STATUS.apiError, failure: error.message, apiUnusable: true };
-  return {
-    status: WAIT_STATUS.apiError,
-    failure: `Unexpected error: ${(error as Error)?.message ?? String(error)}`,
-    apiUnusable: true
-  };
+  checksDone: number;
 }
 
-/** The deadline came while something was still open: say what, and the fault still happening. */
+/** The one table from an error to the wait's status and the message the user reads. */
+export function endingOf(error: unknown, ctx: EndingContext): Ending {
+  // After any of these, nothing more is asked of the API (the summary's extra requests included).
+  const final = (status: ResultStatus, failure: string): Ending => ({
+    status,
+    failure,
+    apiUnusable: true
+  });
+  if (error instanceof CancelledError || ctx.signal?.aborted)
+    return final(
+      WAIT_STATUS.aborted,
+      'The job was cancelled while waiting; outputs and summary show what was seen.'
+    );
+  if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
+  if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.message);
+  // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
+  if (error instanceof ApiError && error.status === 404 && ctx.settings.jobMark) {
+    return final(
+      WAIT_STATUS.apiError,
+      `Project ${ctx.settings.jobMark.projectId} is gone: the main step of this job saw it, so it was deleted during the job (or the API key lost access to it).`
+    );
+  }
+  if (error instanceof ApiError && error.status === 404 && ctx.checksDone > 0) {
+    return final(
+      WAIT_STATUS.apiError,
+      `What this wait followed disappeared after ${ctx.checksDone} successful check(s): the project, ` +
+        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`
+    );
+  }
+  const message =
+    error instanceof ApiError
+      ? error.message
+      : `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
+  return final(WAIT_STATUS.apiError, message);
+}
+
+/** The deadline came while something was still open: say what. */
 export function timeoutEnding(
-  settings: WaitSettings,
+  ctx: EndingContext,
   mode: WaitMode,
   tracker: OperationTracker,
-  loop: LoopResult
+  loop: LoopOutcome
 ): Ending {
-  const open = new Set(tracker.openIds(settings.failFast));
+  const open = new Set(tracker.openIds(ctx.settings.failFast));
   const stillOpen = tracker
     .list()
     .filter((op) => open.has(op.id))
     .map(describeOpen);
-  const what = stillOpen.length ? stillOpen.join('; ') : mode.scope;
-  return {
-    status: WAIT_STATUS.timeout,
-    timedOut: true,
-    lastError: loop.lastError,
-    failure:
-      loop.retryAfterMs !== undefined
-        ? `${retryAfterTooLong(loop.retryAfterMs, settings, loop.lastError)} Still open: ${what}.`
-        : `Timed out after ${formatDuration(settings.timeoutMs)} waiting for ${what}` +
-          (loop.lastError ? `. Last error: ${loop.lastError}` : '.')
-  };
+  return deadlineEnding(ctx, stillOpen.length ? stillOpen.join('; ') : mode.scope, loop);
 }
 
-/** A `Retry-After` longer than the time left: waiting for it would only end at the deadline. */
-function retryAfterTooLong(
-  retryAfterMs: number,
-  settings: WaitSettings,
-  lastError: string | undefined
-): string {
-  const asked = retryAfterMs > 366 * 86_400_000 ? 'more than a year' : formatDuration(retryAfterMs);
-  return (
-    `The API asked to wait ${asked} before the next request (Retry-After), more than the time left ` +
-    `before the ${formatDuration(settings.timeoutMs)} timeout, so the wait stopped there` +
-    (lastError ? ` (last answer: ${lastError}).` : '.')
-  );
+/**
+ * The deadline's message, true to what happened: what was still open, when the last request went,
+ * and why none followed (the deadline, a fault that lasted until it, or a `Retry-After` beyond it).
+ */
+function deadlineEnding(
+  { settings, startedAt }: EndingContext,
+  what: string | undefined,
+  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>
+): Ending {
+  const limit = formatDuration(settings.timeoutMs);
+  const lastAt = fault?.lastTryAt ?? lastCheckAt;
+  const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
+  const lastError = fault?.lastError;
+  let failure: string;
+  if (fault?.retryAfterMs !== undefined) {
+    const asked =
+      fault.retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(fault.retryAfterMs);
+    failure =
+      `The API asked to wait ${asked} before the next request (Retry-After), more than the time ` +
+      `left before the ${limit} timeout, so the wait stopped${at}` +
+      (lastError ? ` (last answer: ${lastError}).` : '.') +
+      (what ? ` Still open: ${what}.` : '');
+  } else {
+    failure =
+      `Timed out after ${limit}${what ? ` waiting for ${what}` : ''}` +
+      (lastError
+        ? `: the API kept failing until the last request${at}, and no retry fits before the ` +
+          `deadline. Last error: ${lastError}`
+        : at
+          ? `; last check${at}.`
+          : '.');
+  }
+  return { status: WAIT_STATUS.timeout, timedOut: true, lastError, failure };
 }

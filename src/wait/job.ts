@@ -1,17 +1,18 @@
 import type { NeonClient } from '../neon/client.js';
+import { PAGE_SIZE } from '../neon/paging.js';
 import type { Operation } from '../neon/operation.js';
 import type { JobMark } from './mode.js';
 
-/** Operations read to find the newest one: all that share its `created_at` are on this page. */
-const MARK_PAGE = 20;
-
-/** The job's starting point: the newest operation the service shows now. */
+/**
+ * The job's starting point: the newest operation the service shows now (all that share its
+ * `created_at` are on the first page).
+ */
 export async function markJobStart(
   client: NeonClient,
   projectId: string,
   deadline: number
 ): Promise<JobMark> {
-  const { operations } = await client.listOperations(projectId, { limit: MARK_PAGE }, deadline);
+  const { operations } = await client.listOperations(projectId, { limit: PAGE_SIZE }, deadline);
   const createdAt = Math.max(
     ...operations.map((op) => Date.parse(op.created_at)).filter(Number.isFinite)
   );

@@ -1,71 +1,68 @@
+import { LAST_TRY_LEAD_MS, MIN_GAP_MS } from '../neon/retry.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { CancelledError, DeadlineError } from '../util/errors.js';
-import type { CheckState } from './mode.js';
+import type { Verdict } from './status.js';
 
-export type { CheckState };
-/** How the loop ended. It knows nothing of HTTP: a check is a function passed in. */
-export type Outcome = 'success' | 'failure' | 'timeout' | 'cancelled';
-
-export interface WaitOptions {
+export interface LoopOptions {
   /** Epoch ms; no sleep and no check starts after it. */
   deadline: number;
   /** Delay before the next check, from the number of checks made so far. */
   delay: (checksDone: number) => number;
   clock?: Clock;
   signal?: AbortSignal;
-  /** A last check is placed this long before the deadline when the schedule would skip past it. */
-  lastCheckLeadMs?: number;
 }
 
-export interface WaitResult {
-  outcome: Outcome;
+/** How the loop ended. It knows nothing of HTTP: a check is a function passed in. */
+export interface LoopOutcome {
+  outcome: 'success' | 'failure' | 'timeout' | 'cancelled';
   checks: number;
-  /** The fault that was still happening when the deadline came, if any. */
-  lastError?: string;
-  /** A `Retry-After` that asked for more time than was left, in ms. */
-  retryAfterMs?: number;
+  /** When the last check began (epoch ms). */
+  lastCheckAt?: number;
+  /** The client's faults outlasted the time left (a timeout during a check). */
+  fault?: DeadlineError;
 }
 
-const MIN_GAP_MS = 250;
-
-/** Checks at once, then on schedule, until a check is conclusive, the deadline passes or the signal aborts. */
+/**
+ * Checks at once, then on schedule, until a check is conclusive, the deadline passes or the signal
+ * aborts. When the schedule would skip past the deadline, one last check goes shortly before it.
+ */
 export async function waitUntil(
-  check: () => Promise<CheckState>,
-  options: WaitOptions
-): Promise<WaitResult> {
+  check: () => Promise<Verdict>,
+  options: LoopOptions
+): Promise<LoopOutcome> {
   const clock = options.clock ?? systemClock;
-  const lead = options.lastCheckLeadMs ?? 300;
+  const last = options.deadline - LAST_TRY_LEAD_MS;
+  const ended = (outcome: LoopOutcome['outcome'], fault?: DeadlineError): LoopOutcome => ({
+    outcome,
+    checks,
+    lastCheckAt,
+    fault
+  });
   let checks = 0;
+  let lastCheckAt: number | undefined;
   try {
     for (;;) {
-      if (options.signal?.aborted) return { outcome: 'cancelled', checks };
+      if (options.signal?.aborted) return ended('cancelled');
       const startedAt = clock.now();
-      if (startedAt >= options.deadline) return { outcome: 'timeout', checks };
+      if (startedAt >= options.deadline) return ended('timeout');
       checks++;
+      lastCheckAt = startedAt;
       const state = await check();
-      if (state !== 'pending') return { outcome: state, checks };
+      if (state !== 'pending') return ended(state);
 
       let next = startedAt + options.delay(checks);
-      if (next > options.deadline - lead) {
+      if (next > last) {
         // The schedule would pass the deadline: one last look shortly before it, unless this was it.
-        if (startedAt + MIN_GAP_MS > options.deadline - lead) return { outcome: 'timeout', checks };
-        next = options.deadline - lead;
+        if (startedAt + MIN_GAP_MS > last) return ended('timeout');
+        next = last;
       }
       const now = clock.now();
-      if (next >= options.deadline || now >= options.deadline)
-        return { outcome: 'timeout', checks };
+      if (now >= options.deadline) return ended('timeout');
       if (next > now) await clock.sleep(next - now, options.signal);
     }
   } catch (error) {
-    if (error instanceof CancelledError || options.signal?.aborted)
-      return { outcome: 'cancelled', checks };
-    if (error instanceof DeadlineError)
-      return {
-        outcome: 'timeout',
-        checks,
-        lastError: error.lastError,
-        ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs })
-      };
+    if (error instanceof CancelledError || options.signal?.aborted) return ended('cancelled');
+    if (error instanceof DeadlineError) return ended('timeout', error);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
-import type { ResultStatus } from './status.js';
+import type { ResultStatus, Verdict } from './status.js';
 import type { OperationTracker, WaitLog } from './tracker.js';
 
 /** What the wait was asked to do, as far as the wait is concerned (read from the inputs by the action). */
@@ -36,8 +36,8 @@ export interface JobMark {
   ids: string[];
 }
 
-/** What one check found: done (either way) or not yet. */
-export type CheckState = 'success' | 'failure' | 'pending';
+/** The ways of waiting (one module each in `modes/`); the report's `mode`. */
+export type WaitKind = 'operations' | 'project' | 'job';
 
 /** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
 export interface Conclusion {
@@ -60,13 +60,13 @@ export interface ModeContext {
  * one new file and one line in `modes/index.ts`.
  */
 export interface WaitMode {
-  readonly kind: 'operations' | 'project' | 'job';
+  readonly kind: WaitKind;
   /** The log's first line: what is awaited. */
   readonly goal: string;
   /** What the deadline's message names when nothing in particular was still open. */
   readonly scope: string;
   refresh(deadline: number): Promise<void>;
-  verdict(): CheckState;
+  verdict(): Verdict;
   conclude(): Conclusion;
   /** The newest page of List operations from the last check, if it made one (the summary reuses it). */
   newestPage(): FetchedPage | undefined;

@@ -175,15 +175,11 @@ export class OperationTracker {
       .flatMap(([, entry]) => (entry.op ? [entry.op] : []));
   }
 
+  /** A `failed` one is given until `retry_at` (or its last change, if later) plus the grace period. */
   private retryInSight(entry: Entry): boolean {
-    return this.now() < this.retryDeadline(entry);
-  }
-
-  /** Until when a `failed` operation is given to be retried: `retry_at`, or its last change, plus grace. */
-  private retryDeadline(entry: Entry): number {
     const retryAt = Date.parse(String(entry.op?.retry_at ?? ''));
     const from = Number.isFinite(retryAt) ? Math.max(retryAt, entry.since) : entry.since;
-    return from + FAILED_GRACE_MS;
+    return this.now() < from + FAILED_GRACE_MS;
   }
 
   private retryNote(op: Operation): string {

@@ -9,15 +9,15 @@ import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
-import type { CheckState, JobMark, WaitMode, WaitSettings } from './mode.js';
+import type { JobMark, WaitKind, WaitSettings } from './mode.js';
 import { kindFor, modeFor } from './modes/index.js';
 import { Pace, pollDelay } from './schedule.js';
-import { type ResultStatus, WAIT_STATUS } from './status.js';
+import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult {
-  kind: WaitMode['kind'];
+  kind: WaitKind;
   projectId?: string;
   status: ResultStatus;
   timedOut: boolean;
@@ -78,6 +78,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     apiUnusable: false
   };
   let checksDone = 0;
+  const context = () => ({ settings, startedAt, signal: deps.signal, checksDone });
   const end = (ending: Ending): WaitResult => {
     Object.assign(result, ending, {
       operations: tracker.list(),
@@ -105,7 +106,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 
     const pace = new Pace();
     let checkedAt = startedAt;
-    const check = async (): Promise<CheckState> => {
+    const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
       checksDone++;
@@ -127,9 +128,9 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     };
     const loop = await waitUntil(check, { deadline, delay: reported, clock, signal: deps.signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
-    if (loop.outcome === 'timeout') return end(timeoutEnding(settings, mode, tracker, loop));
+    if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());
   } catch (error) {
-    return end(endingOf(error, deps.signal, settings, checksDone));
+    return end(endingOf(error, context()));
   }
 }

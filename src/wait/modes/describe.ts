@@ -1,5 +1,7 @@
 import type { Operation } from '../../neon/operation.js';
 import { oneLine } from '../../util/text.js';
+import type { Conclusion } from '../mode.js';
+import { aggregateStatus } from '../status.js';
 
 /** `create_branch 1a2b… is error (failures_count 2): text`, for failure messages. */
 export function describeFailures(ops: readonly Operation[]): string {
@@ -12,6 +14,14 @@ export function describeFailures(ops: readonly Operation[]): string {
         (op.error ? `: ${oneLine(op.error, 300)}` : '')
     )
     .join('; ');
+}
+
+/** The conclusion when operations did not succeed: the worst status, and each one named. */
+export function failed(what: string, ops: readonly Operation[]): Conclusion {
+  return {
+    status: aggregateStatus(ops.map((op) => op.status)),
+    failure: `${what} did not succeed: ${describeFailures(ops)}`
+  };
 }
 
 /** `create_branch 1a2b… (last status running)`, or `operation 1a2b… (not seen yet)`. */

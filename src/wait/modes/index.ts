@@ -1,4 +1,4 @@
-import type { JobMark, ModeContext, WaitMode, WaitSettings } from '../mode.js';
+import type { JobMark, ModeContext, WaitKind, WaitMode, WaitSettings } from '../mode.js';
 import { JobMode } from './job.js';
 import { OperationsMode } from './operations.js';
 import { ProjectMode } from './project.js';
@@ -19,7 +19,7 @@ export function modeFor(ctx: ModeContext): WaitMode {
 }
 
 /** Which mode the settings ask for, known before the project is (errors report it too). */
-export function kindFor(settings: WaitSettings): WaitMode['kind'] {
+export function kindFor(settings: WaitSettings): WaitKind {
   if (settings.jobMark) return 'job';
   return settings.operationIds.length > 0 ? 'operations' : 'project';
 }

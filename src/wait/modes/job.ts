@@ -1,11 +1,9 @@
-import { type FetchedPage, operationPages } from '../../neon/paging.js';
+import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
 import { isAfterMark } from '../job.js';
-import type { CheckState, Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus, WAIT_STATUS } from '../status.js';
-import { describeFailures, scopeOf } from './describe.js';
+import type { Conclusion, JobMark, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, type Verdict, WAIT_STATUS } from '../status.js';
+import { failed, scopeOf } from './describe.js';
 
-/** Operations read per List request. */
-const LIST_LIMIT = 100;
 /** Pages read per check at most: 5,000 operations started by one job is far beyond any real job. */
 const MAX_PAGES = 50;
 
@@ -36,7 +34,7 @@ export class JobMode implements WaitMode {
     const { client, projectId, tracker, settings } = this.ctx;
     this.page = undefined;
     const pages = operationPages(client, projectId, {
-      limit: LIST_LIMIT,
+      limit: PAGE_SIZE,
       deadline,
       maxPages: MAX_PAGES,
       onPage: (page) => (this.page ??= page)
@@ -52,22 +50,17 @@ export class JobMode implements WaitMode {
     }
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 
   conclude(): Conclusion {
     const { tracker, settings } = this.ctx;
-    const failed = tracker.failures(settings.failFast);
-    if (failed.length === 0) {
-      const seen = tracker.seen();
-      return {
-        status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
-      };
-    }
+    const failures = tracker.failures(settings.failFast);
+    if (failures.length) return failed(`Operation(s) this job started on ${this.scope}`, failures);
+    const seen = tracker.seen();
     return {
-      status: aggregateStatus(failed.map((op) => op.status)),
-      failure: `Operation(s) this job started on ${this.scope} did not succeed: ${describeFailures(failed)}`
+      status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
     };
   }
 }

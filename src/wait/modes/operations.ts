@@ -1,12 +1,8 @@
-import { type FetchedPage, operationPages } from '../../neon/paging.js';
-import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus } from '../status.js';
+import { type FetchedPage, MAX_PAGE_SIZE, operationPages, PAGE_SIZE } from '../../neon/paging.js';
+import type { Conclusion, ModeContext, WaitMode } from '../mode.js';
+import { aggregateStatus, type Verdict } from '../status.js';
 import { describeFailures } from './describe.js';
 
-/** Newest operations asked for in one List request while a few ids are awaited. */
-export const LIST_LIMIT = 100;
-/** The largest page the API serves; used when many ids are awaited. */
-const MAX_LIST_LIMIT = 1000;
 /** Pages one check may read beyond those the awaited ids need (for ids created in between). */
 const SPARE_PAGES = 2;
 /** Operations created this long before the oldest open one may still be listed after it. */
@@ -42,7 +38,7 @@ export class OperationsMode implements WaitMode {
     const listable = open.filter((id) => !this.offPage.has(id));
     if (listable.length >= 2) {
       const wanted = new Set(listable);
-      const limit = listable.length > LIST_LIMIT / 2 ? MAX_LIST_LIMIT : LIST_LIMIT;
+      const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
       const oldest = tracker.oldestOpen(settings.failFast);
       const pages = operationPages(client, projectId, {
         limit,
@@ -67,7 +63,7 @@ export class OperationsMode implements WaitMode {
     for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.verdict(this.ctx.settings.failFast);
   }
 

@@ -1,10 +1,8 @@
-import { type FetchedPage, operationPages } from '../../neon/paging.js';
-import type { CheckState, Conclusion, ModeContext, WaitMode } from '../mode.js';
-import { aggregateStatus, isInProgress, WAIT_STATUS } from '../status.js';
-import { describeFailures, scopeOf } from './describe.js';
+import { type FetchedPage, operationPages, PAGE_SIZE } from '../../neon/paging.js';
+import type { Conclusion, ModeContext, WaitMode } from '../mode.js';
+import { isInProgress, type Verdict, WAIT_STATUS } from '../status.js';
+import { failed, scopeOf } from './describe.js';
 
-/** Newest operations read per List request. */
-const LIST_LIMIT = 100;
 /** The first check looks this many pages deep for work started earlier. */
 const FIRST_SCAN_PAGES = 3;
 
@@ -34,7 +32,7 @@ export class ProjectMode implements WaitMode {
     this.page = undefined;
     const onPage = new Set<string>();
     const pages = operationPages(client, projectId, {
-      limit: LIST_LIMIT,
+      limit: PAGE_SIZE,
       deadline,
       maxPages: this.checks++ === 0 ? FIRST_SCAN_PAGES : 1,
       onPage: (page) => (this.page ??= page)
@@ -54,7 +52,7 @@ export class ProjectMode implements WaitMode {
     }
   }
 
-  verdict(): CheckState {
+  verdict(): Verdict {
     return this.ctx.tracker.settledVerdict(this.ctx.settings.failFast);
   }
 
@@ -64,12 +62,10 @@ export class ProjectMode implements WaitMode {
       const busy = tracker.openIds(false).length > 0;
       return { status: busy ? WAIT_STATUS.busy : WAIT_STATUS.idle };
     }
-    const failed = tracker.failures(settings.failFast);
-    if (failed.length === 0) return { status: WAIT_STATUS.idle };
-    // Idle, but work this wait followed did not succeed.
-    return {
-      status: aggregateStatus(failed.map((op) => op.status)),
-      failure: `Operation(s) of ${this.scope} did not succeed: ${describeFailures(failed)}`
-    };
+    // Idle, but work this wait followed may not have succeeded.
+    const failures = tracker.failures(settings.failFast);
+    return failures.length
+      ? failed(`Operation(s) of ${this.scope}`, failures)
+      : { status: WAIT_STATUS.idle };
   }
 }
