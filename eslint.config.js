@@ -8,7 +8,10 @@ export default tseslint.config(
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true }
+      ],
       'no-console': ['error', { allow: ['error'] }]
     }
   },

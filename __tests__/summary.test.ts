@@ -42,7 +42,7 @@ function recent(operations: Operation[], fields: Partial<RecentOperations> = {})
 
 function report(fields: Partial<Report> = {}): Report {
   return {
-    mode: 'operations',
+    kind: 'operations',
     waited: true,
     projectId: PROJECT,
     status: 'finished',
@@ -153,12 +153,12 @@ describe('the verdict line', () => {
     ['busy', '⏳ Neon project activity: busy (work in progress) after 1m15s'],
     ['timeout', '⌛ Neon project activity: timed out after 1m15s']
   ])('writes %s in project mode as project activity', (status, heading) => {
-    const text = renderSummary(report({ mode: 'project', status, operations: [] }));
+    const text = renderSummary(report({ kind: 'project', status, operations: [] }));
     expect(lines(text)[0]).toBe(`### ${heading}`);
   });
 
   it('says no operation was in progress in project mode', () => {
-    const text = renderSummary(report({ mode: 'project', status: 'idle', operations: [] }));
+    const text = renderSummary(report({ kind: 'project', status: 'idle', operations: [] }));
     expect(text).toContain('\nNo operation was in progress.\n');
   });
 
@@ -377,7 +377,7 @@ describe('the awaited operations', () => {
 
   it('are the operations seen in progress in project mode', () => {
     const text = renderSummary(
-      report({ mode: 'project', status: 'busy', operations: [op({ status: 'running' })] })
+      report({ kind: 'project', status: 'busy', operations: [op({ status: 'running' })] })
     );
     expect(text).toContain('\n#### Operations seen in progress (1 running)\n');
   });
@@ -468,7 +468,7 @@ describe('the timeline', () => {
 
   it('is left out without awaited operations', () => {
     const text = renderSummary(
-      report({ mode: 'project', status: 'idle', operations: [], recent: recent([op()]) })
+      report({ kind: 'project', status: 'idle', operations: [], recent: recent([op()]) })
     );
     expect(text).not.toContain('mermaid');
   });
@@ -500,14 +500,14 @@ describe('renderComment', () => {
   });
 
   it('folds only what there is', () => {
-    const quiet = renderComment(report({ operations: [], status: 'idle', mode: 'project' }));
+    const quiet = renderComment(report({ operations: [], status: 'idle', kind: 'project' }));
     expect(quiet).not.toContain('<details>');
     const notes = renderComment(
-      report({ operations: [], status: 'idle', mode: 'project', recentError: 'x' })
+      report({ operations: [], status: 'idle', kind: 'project', recentError: 'x' })
     );
     expect(notes).toContain('<details><summary>Notes</summary>');
     const none = renderComment(
-      report({ operations: [], status: 'idle', mode: 'project', recent: recent([]) })
+      report({ operations: [], status: 'idle', kind: 'project', recent: recent([]) })
     );
     expect(none).toContain(
       '<details><summary>Recent operations</summary>\n\n#### Recent operations\n\nNone.\n'

@@ -75,7 +75,7 @@ function op(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
 
 function report(fields: Partial<Report>): Report {
   return {
-    mode: 'operations',
+    kind: 'operations',
     waited: true,
     projectId: PROJECT,
     status: 'finished',
@@ -118,7 +118,7 @@ function expectedBars(r: Report): ExpectedBar[] {
     const start = Date.parse(o.created_at);
     return !ids.has(o.id) && start >= from && start <= to;
   });
-  const first = r.mode === 'project' ? 'Seen in progress' : 'Awaited';
+  const first = r.kind === 'project' ? 'Seen in progress' : 'Awaited';
   return [...awaited.map((o) => bar(first, o)), ...others.map((o) => bar('Other operations', o))];
 }
 
@@ -180,7 +180,7 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'project mode: idle, recent operations of a branch': {
     report: report({
-      mode: 'project',
+      kind: 'project',
       status: 'idle',
       branchId: BRANCH,
       recent: recent([finished, ...older.map((o) => ({ ...o, branch_id: BRANCH }))])
@@ -196,7 +196,7 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'project mode: timed out with work in progress': {
     report: report({
-      mode: 'project',
+      kind: 'project',
       status: 'timeout',
       timedOut: true,
       operations: [running, op(0.5, { action: 'create_branch', status: 'scheduling' })],

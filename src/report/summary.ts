@@ -170,9 +170,9 @@ function top(report: Report, view: View, shape: Shape): string[] {
       lines.push(`- and ${view.failing.length - FAILING_LISTED} more in the table below`);
     lines.push('');
   }
-  if (report.mode === 'project' && view.awaited.length === 0 && !report.failure)
+  if (report.kind === 'project' && view.awaited.length === 0 && !report.failure)
     lines.push('No operation was in progress.', '');
-  if (report.mode === 'job' && view.awaited.length === 0 && !report.failure)
+  if (report.kind === 'job' && view.awaited.length === 0 && !report.failure)
     lines.push('This job started no operation.', '');
   if (report.database) lines.push(databaseLine(report.database), '');
   return lines;
@@ -192,11 +192,11 @@ function mainStepLine(main: MainVerdict, shape: Shape): string {
  */
 function headline(report: Report, view: View): string {
   const status = report.status || 'unknown';
-  const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.mode].subject}: ${escapeText(statusLabel(status))}`;
+  const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.kind].subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
   // Project mode awaited the project (or branch) the facts line names.
-  if (report.mode === 'project')
+  if (report.kind === 'project')
     return `${verdict} ${report.waited ? `after ${took}` : '(report only)'}`;
   const what = namesOf(view.awaited);
   const succeeded = status === 'finished' || status === 'skipped';
@@ -242,14 +242,14 @@ function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
   const { awaited, others } = view;
   if (awaited.length > 0) {
     const listed = new Set(view.failing.slice(0, FAILING_LISTED).map((op) => op.id));
-    const title = MODE_WORDS[report.mode].heading;
+    const title = MODE_WORDS[report.kind].heading;
     lines.push(`#### ${title} (${escapeText(statusCounts(awaited))})`, '');
     lines.push(...tableOf(awaited, { errorsShown: listed }), '');
   }
 
   const shownOthers = others.slice(0, shape.recentRows);
   if (shape.timeline) {
-    const section = MODE_WORDS[report.mode].section;
+    const section = MODE_WORDS[report.kind].section;
     const timeline = renderTimeline(awaited, shownOthers, now, section);
     if (timeline.length > 0 && kind === 'comment')
       lines.push('#### Timeline (times in your time zone)', '', ...timeline, '');
@@ -311,7 +311,7 @@ function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
 /** `Operations: 2 awaited · timeline · 8 recent`: what the folded part of a comment holds. */
 function detailsTitle(report: Report, view: View, details: readonly string[]): string {
   const parts = [
-    view.awaited.length > 0 ? `${view.awaited.length} ${MODE_WORDS[report.mode].counted}` : '',
+    view.awaited.length > 0 ? `${view.awaited.length} ${MODE_WORDS[report.kind].counted}` : '',
     details.includes('```mermaid') ? 'timeline' : '',
     view.others.length > 0 ? `${view.others.length} recent` : ''
   ].filter(Boolean);
