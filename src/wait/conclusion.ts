@@ -1,8 +1,8 @@
 import { formatDuration, YEAR_MS } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, InputError } from '../util/errors.js';
+import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
 import type { WaitMode, WaitSettings } from './mode.js';
-import { describeOpen } from './modes/describe.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
 import type { OperationTracker } from './tracker.js';
 
@@ -15,8 +15,7 @@ export interface Ending {
   apiUnusable?: boolean;
 }
 
-/** What an ending is told of the wait. */
-export interface EndingContext {
+interface EndingContext {
   settings: WaitSettings;
   startedAt: number;
   signal?: AbortSignal;
@@ -27,11 +26,8 @@ export interface EndingContext {
 /** The one table from an error to the wait's status and the message the user reads. */
 export function endingOf(error: unknown, ctx: EndingContext): Ending {
   // After any of these, nothing more is asked of the API (the summary's extra requests included).
-  const final = (status: ResultStatus, failure: string): Ending => ({
-    status,
-    failure,
-    apiUnusable: true
-  });
+  const final = (status: string, failure: string) => ({ status, failure, apiUnusable: true });
+  const gone = error instanceof ApiError && error.status === 404;
   if (error instanceof CancelledError || ctx.signal?.aborted)
     return final(
       WAIT_STATUS.aborted,
@@ -40,19 +36,17 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.message);
   // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
-  if (error instanceof ApiError && error.status === 404 && ctx.settings.jobMark) {
+  if (gone && ctx.settings.jobMark)
     return final(
       WAIT_STATUS.apiError,
       `Project ${ctx.settings.jobMark.projectId} is gone: the main step of this job saw it, so it was deleted during the job (or the API key lost access to it).`
     );
-  }
-  if (error instanceof ApiError && error.status === 404 && ctx.checksDone > 0) {
+  if (gone && ctx.checksDone > 0)
     return final(
       WAIT_STATUS.apiError,
       `What this wait followed disappeared after ${ctx.checksDone} successful check(s): the project, ` +
         `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`
     );
-  }
   const message =
     error instanceof ApiError
       ? error.message
@@ -71,8 +65,12 @@ export function timeoutEnding(
   const stillOpen = tracker
     .list()
     .filter((op) => open.has(op.id))
-    .map(describeOpen);
-  return deadlineEnding(ctx, stillOpen.length ? stillOpen.join('; ') : mode.scope, loop);
+    .map((op) =>
+      op.action
+        ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
+        : `operation ${op.id} (not seen yet)`
+    );
+  return deadlineEnding(ctx, stillOpen.join('; ') || mode.scope, loop);
 }
 
 /**
@@ -88,24 +86,23 @@ function deadlineEnding(
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
   const lastError = fault?.lastError;
-  let failure: string;
+  const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError };
   if (fault?.retryAfterMs !== undefined) {
     const asked =
       fault.retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(fault.retryAfterMs);
-    failure =
+    const failure =
       `The API asked to wait ${asked} before the next request (Retry-After), more than the time ` +
       `left before the ${limit} timeout, so the wait stopped${at}` +
       (lastError ? ` (last answer: ${lastError}).` : '.') +
       (what ? ` Still open: ${what}.` : '');
-  } else {
-    failure =
-      `Timed out after ${limit}${what ? ` waiting for ${what}` : ''}` +
-      (lastError
-        ? `: the API kept failing until the last request${at}, and no retry fits before the ` +
-          `deadline. Last error: ${lastError}`
-        : at
-          ? `; last check${at}.`
-          : '.');
+    return { ...ending, failure };
   }
-  return { status: WAIT_STATUS.timeout, timedOut: true, lastError, failure };
+  const why = lastError
+    ? `: the API kept failing until the last request${at}, and no retry fits before the ` +
+      `deadline. Last error: ${lastError}`
+    : at && `; last check${at}.`;
+  return {
+    ...ending,
+    failure: `Timed out after ${limit}${what ? ` waiting for ${what}` : ''}${why || '.'}`
+  };
 }

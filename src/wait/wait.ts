@@ -9,8 +9,7 @@ import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
-import type { JobMark, WaitKind, WaitSettings } from './mode.js';
-import { kindFor, modeFor } from './modes/index.js';
+import { type JobMark, kindFor, modeFor, type WaitKind, type WaitSettings } from './mode.js';
 import { Pace, pollDelay } from './schedule.js';
 import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
@@ -80,12 +79,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
   let checksDone = 0;
   const context = () => ({ settings, startedAt, signal: deps.signal, checksDone });
   const end = (ending: Ending): WaitResult => {
-    Object.assign(result, ending, {
-      operations: tracker.list(),
-      finishedAt: clock.now(),
-      checks: checksDone
-    });
-    return result;
+    const seen = { operations: tracker.list(), finishedAt: clock.now(), checks: checksDone };
+    return Object.assign(result, ending, seen);
   };
 
   try {
@@ -101,7 +96,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
         return end({ status: WAIT_STATUS.watching });
       }
     }
-    const mode = modeFor({ client: deps.client, projectId, settings, tracker, log: deps.log });
+    const mode = modeFor(deps.client, projectId, settings, tracker);
     deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
@@ -115,18 +110,16 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       return settings.wait ? mode.verdict() : 'success';
     };
     const delay = (checks: number): number => {
-      if (deps.schedule) return deps.schedule(checks);
-      const base = pollDelay(checks, settings.intervalMs, deps.random) * pace.factor;
-      // Every open operation is `failed` and waiting for a retry: look again near the retry.
-      const retry = tracker.nextUsefulCheck(settings.failFast);
-      return retry === undefined ? base : Math.max(base, Math.min(retry - clock.now(), 60_000));
-    };
-    const reported = (checks: number): number => {
-      const ms = delay(checks);
+      // When every open operation is `failed` and awaits a retry, look again near the retry.
+      const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
+      let ms =
+        deps.schedule?.(checks) ??
+        pollDelay(checks, settings.intervalMs, deps.random) * pace.factor;
+      if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
-    const loop = await waitUntil(check, { deadline, delay: reported, clock, signal: deps.signal });
+    const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());
