@@ -3,7 +3,7 @@ import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import { createTransport, type HttpResponse, type Transport } from './http.js';
+import { createTransport, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
 import {
   isOperation,
@@ -39,15 +39,12 @@ export interface ClientOptions extends RetryPolicyOptions {
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
-export type ProjectsPage = { projects: Project[]; cursor?: string };
 
 export class NeonClient {
-  readonly requestTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
   private readonly transport: Transport;
-  /** Only a transport this client made is closed with it: a given one may serve others too. */
-  private readonly ownsTransport: boolean;
   /** Requests sent so far, retries included. */
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
@@ -58,7 +55,6 @@ export class NeonClient {
     this.clock = options.clock ?? systemClock;
     this.retry = new RetryPolicy(options);
     this.transport = options.transport ?? createTransport();
-    this.ownsTransport = options.transport === undefined;
   }
 
   async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
@@ -89,17 +85,17 @@ export class NeonClient {
   }
 
   async listProjects(
-    page: { limit: number; cursor?: string; org_id?: string },
+    page: { limit: number; org_id?: string },
     deadline: number
-  ): Promise<ProjectsPage> {
+  ): Promise<{ projects: Project[] }> {
     return this.get(`/projects?${query(page)}`, deadline, (body) =>
       pageOf(body, 'projects', projectOf)
     );
   }
 
-  /** Lets the process exit: closes kept-alive connections (of a transport it made). */
+  /** Lets the process exit: closes kept-alive connections of a transport it made (a given one may serve others). */
   async close(): Promise<void> {
-    if (this.ownsTransport) await this.transport.close();
+    if (!this.options.transport) await this.transport.close();
   }
 
   /** GET with retries on transient faults, never past `deadline` (epoch ms). */
@@ -145,33 +141,24 @@ export class NeonClient {
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
     this.options.onRequest?.(path);
-    let response: HttpResponse;
-    try {
-      response = await this.transport.get(
-        url,
-        {
-          authorization: `Bearer ${this.options.apiKey}`,
-          accept: 'application/json',
-          'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
-        },
-        signal
-      );
-    } catch (error) {
+    const headers = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
+    };
+    const response = await this.transport.get(url, headers, signal).catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();
-      if (timeout.aborted) {
-        // Cut short by the deadline rather than by the per-request limit: say which.
-        throw new TransientError(
-          timeoutMs < this.requestTimeoutMs
-            ? `no answer before the deadline (${formatDuration(timeoutMs)} were left)`
-            : `no answer within ${formatDuration(timeoutMs)}`
-        );
-      }
-      throw new TransientError(describeNetworkError(error));
-    }
+      // Cut short by the deadline rather than by the per-request limit: say which.
+      const late =
+        timeoutMs < this.requestTimeoutMs
+          ? `no answer before the deadline (${formatDuration(timeoutMs)} were left)`
+          : `no answer within ${formatDuration(timeoutMs)}`;
+      throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
+    });
 
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
-    const { status, headers } = response;
+    const { status } = response;
     const text = redact(response.text);
     let body: unknown = NOT_JSON;
     try {
@@ -179,7 +166,7 @@ export class NeonClient {
     } catch {
       // Told apart below: an edge's HTML page, an empty body.
     }
-    const header = (name: string): string | undefined => [headers[name]].flat()[0];
+    const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
     const bodyId = (body as { request_id?: unknown } | null)?.request_id;
     const requestId =
@@ -189,12 +176,11 @@ export class NeonClient {
     const ref = requestId ? ` (request_id ${requestId})` : '';
 
     if (status >= 200 && status < 300) {
-      if (body === NOT_JSON)
-        throw new TransientError(`HTTP ${status} with a body that is not JSON`);
       const value = typeof body === 'object' && body !== null ? accept(body) : undefined;
-      if (value === undefined)
-        throw new TransientError(`HTTP ${status} without the expected fields`);
-      return value;
+      if (value !== undefined) return value;
+      const why =
+        body === NOT_JSON ? 'with a body that is not JSON' : 'without the expected fields';
+      throw new TransientError(`HTTP ${status} ${why}`);
     }
     if (isRetryableStatus(status)) {
       const delay = retryAfter(header('retry-after'), this.clock.now());
@@ -225,9 +211,7 @@ const NOT_JSON = Symbol('not JSON');
 /** The query of a List request: its limit and whatever else is set (cursor, org_id). */
 function query(params: Record<string, string | number | undefined>): URLSearchParams {
   return new URLSearchParams(
-    Object.entries(params).flatMap(([name, value]): Array<[string, string]> =>
-      value ? [[name, String(value)]] : []
-    )
+    Object.entries(params).flatMap(([k, v]): [string, string][] => (v ? [[k, String(v)]] : []))
   );
 }
 
@@ -236,21 +220,19 @@ function pageOf<K extends string, T>(
   body: unknown,
   key: K,
   item: (value: unknown) => T | undefined
-): ({ [key in K]: T[] } & { cursor?: string }) | undefined {
-  const { [key]: list, pagination } = body as { pagination?: { cursor?: unknown } } & Record<
-    K,
-    unknown
-  >;
+) {
+  const { [key]: list, pagination } = body as Record<string, { cursor?: unknown } | undefined>;
   const items = Array.isArray(list) ? list.map(item) : [undefined];
   if (items.includes(undefined)) return undefined;
-  const cursor = typeof pagination?.cursor === 'string' ? pagination.cursor : '';
-  return { [key]: items, ...(cursor && { cursor }) } as { [key in K]: T[] } & { cursor?: string };
+  const cursor = pagination?.cursor;
+  return { [key]: items, ...(typeof cursor === 'string' && cursor && { cursor }) } as {
+    [key in K]: T[];
+  } & { cursor?: string };
 }
 
 /**
- * An id the API sent goes on to outputs (`project_id`, `operations`), URLs and the summary, where a
- * later step may put it in a shell line: it must be an id, as an input would have to be. One that is
- * not means the answer cannot be trusted: an API error, not a fault to retry.
+ * An id the API sent goes on to outputs, URLs and the summary, where a later step may put it in a
+ * shell line: it must be an id. One that is not makes the answer untrustworthy: an API error.
  */
 function checkId(what: string, value: unknown, pattern: RegExp): void {
   if (typeof value === 'string' && pattern.test(value)) return;
@@ -261,11 +243,7 @@ function checkId(what: string, value: unknown, pattern: RegExp): void {
   );
 }
 
-/**
- * An operation, its id and project checked: the ids the action names (outputs, log, summary, request
- * URLs). Its other fields, `branch_id` and `endpoint_id` included, are data passed on in the JSON
- * outputs as the API wrote them, like `action` and `error`.
- */
+/** An operation, the ids the action names checked; other fields are data passed on as written. */
 function operationOf(value: unknown): Operation | undefined {
   if (!isOperation(value)) return undefined;
   const op = normalizeOperation(value);
@@ -299,11 +277,8 @@ function describeHttpError(status: number, body: unknown, text: string): string 
 }
 
 function describeNetworkError(error: unknown): string {
-  const err = error as {
-    code?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
+  type Err = { code?: string; message?: string; cause?: Err };
+  const err = error as Err;
   const code = err.code ?? err.cause?.code;
   const message = err.cause?.message ?? err.message ?? String(error);
   return `network error${code ? ` ${code}` : ''}: ${oneLine(message, 300)}`;

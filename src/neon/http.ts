@@ -1,14 +1,14 @@
 import { Agent, EnvHttpProxyAgent, request } from 'undici';
 
-export interface HttpResponse {
+type Answer = {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-}
+};
 
 /** One GET. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
-  get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<HttpResponse>;
+  get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Answer>;
   close(): Promise<void>;
 }
 

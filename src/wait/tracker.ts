@@ -37,9 +37,9 @@ export class OperationTracker {
     private readonly log: WaitLog,
     private readonly now: () => number = Date.now
   ) {
-    const at = now();
-    for (const id of ids) this.entries.set(id, { since: at, confirmed: false });
-    for (const op of given) this.entries.set(op.id, { op, since: at, confirmed: false });
+    const since = now();
+    for (const id of ids) this.entries.set(id, { since, confirmed: false });
+    for (const op of given) this.entries.set(op.id, { op, since, confirmed: false });
   }
 
   has(id: string): boolean {
@@ -62,18 +62,14 @@ export class OperationTracker {
     if (!entry) return;
     const before = entry.op;
     const first = !entry.confirmed;
-    const changed =
-      !before ||
-      before.status !== op.status ||
-      before.failures_count !== op.failures_count ||
-      before.updated_at !== op.updated_at;
+    const same = before?.status === op.status && before?.failures_count === op.failures_count;
+    const changed = !same || before?.updated_at !== op.updated_at;
     this.entries.set(id, {
       op,
       since: changed && !first ? this.now() : entry.since,
       confirmed: true
     });
-    if (!first && before?.status === op.status && before?.failures_count === op.failures_count)
-      return;
+    if (!first && same) return;
     if (!isKnownStatus(op.status) && !this.warnedStatuses.has(op.status)) {
       this.warnedStatuses.add(op.status);
       this.log.warning(
@@ -87,21 +83,24 @@ export class OperationTracker {
     const failures = op.failures_count ? ` (failures: ${op.failures_count})` : '';
     const retry = op.status === 'failed' ? this.retryNote(op) : '';
     const error = op.error ? ` — error: ${oneLine(op.error)}` : '';
+    const time = new Date(this.now()).toISOString().slice(11, 19);
     this.log.info(
-      `${clockTime(this.now())} ${oneLine(op.action, 60)} ${shortId(op.id)} ${oneLine(change, 80)}${failures}${retry}${error}`
+      `${time} ${oneLine(op.action, 60)} ${shortId(op.id)} ${oneLine(change, 80)}${failures}${retry}${error}`
     );
   }
 
   /**
    * success, failure or pending for one operation. A `failed` one stays pending while a retry is in
-   * sight: `retry_at` ahead, or a change within the grace period; past that it has failed.
+   * sight: until `retry_at` (or its last change, if later) plus the grace period.
    */
   judge(id: string, failFast: boolean): Verdict {
     const entry = this.entries.get(id);
     if (!entry?.op || !entry.confirmed) return 'pending';
-    const { op } = entry;
+    const { op, since } = entry;
     if (op.status !== 'failed' || failFast) return classifyStatus(op.status, failFast);
-    return this.retryInSight(entry) ? 'pending' : 'failure';
+    const retryAt = Date.parse(String(op.retry_at ?? ''));
+    const from = Number.isFinite(retryAt) ? Math.max(retryAt, since) : since;
+    return this.now() < from + FAILED_GRACE_MS ? 'pending' : 'failure';
   }
 
   /** Ids not yet at a conclusive status (never seen counts as open). */
@@ -110,19 +109,13 @@ export class OperationTracker {
   }
 
   verdict(failFast: boolean): Verdict {
-    let pending = false;
-    for (const id of this.entries.keys()) {
-      const verdict = this.judge(id, failFast);
-      if (verdict === 'failure') return 'failure';
-      if (verdict === 'pending') pending = true;
-    }
-    return pending ? 'pending' : 'success';
+    const verdicts = [...this.entries.keys()].map((id) => this.judge(id, failFast));
+    return (['failure', 'pending'] as const).find((v) => verdicts.includes(v)) ?? 'success';
   }
 
   /**
-   * For modes that follow everything until it settles (project, job): pending while any followed
-   * operation is open; a failure ends the wait early only with fail_fast (else it is reported once
-   * everything has settled).
+   * For modes that follow everything until it settles (project, job): pending while anything is
+   * open; a failure ends the wait early only with fail_fast (else it is reported once all settled).
    */
   settledVerdict(failFast: boolean): Verdict {
     if (failFast && this.failures(true).length > 0) return 'failure';
@@ -130,19 +123,19 @@ export class OperationTracker {
   }
 
   /**
-   * When looking again is worth it, if every open operation is `failed` with a retry scheduled
-   * ahead (`retry_at` in the future): just after the earliest one. Undefined otherwise, and then the
-   * usual schedule applies (a change may come at any moment).
+   * Just after the earliest `retry_at`, when every open operation is `failed` with a retry scheduled
+   * ahead; else undefined, and the usual schedule applies (a change may come at any moment).
    */
   nextUsefulCheck(failFast: boolean): number | undefined {
-    let earliest = Infinity;
-    for (const id of this.openIds(failFast)) {
-      const op = this.entries.get(id)?.op;
+    return this.earliestOpen(failFast, (op) => {
       const retryAt = Date.parse(String(op?.retry_at ?? ''));
-      if (op?.status !== 'failed' || !(retryAt > this.now())) return undefined;
-      earliest = Math.min(earliest, retryAt + 1000);
-    }
-    return Number.isFinite(earliest) ? earliest : undefined;
+      return op?.status === 'failed' && retryAt > this.now() ? retryAt + 1000 : NaN;
+    });
+  }
+
+  /** Created time of the oldest open operation, when every open one is known; else undefined. */
+  oldestOpen(failFast: boolean): number | undefined {
+    return this.earliestOpen(failFast, (op) => Date.parse(String(op?.created_at ?? '')));
   }
 
   /** Every awaited operation as last seen; one never seen appears with its id only. */
@@ -152,20 +145,7 @@ export class OperationTracker {
 
   /** Operations the API has answered for, as last seen. */
   seen(): Operation[] {
-    return [...this.entries.values()].flatMap((entry) =>
-      entry.op && entry.confirmed ? [entry.op] : []
-    );
-  }
-
-  /** Created time of the oldest open operation, when every open one is known; else undefined. */
-  oldestOpen(failFast: boolean): number | undefined {
-    let oldest = Infinity;
-    for (const id of this.openIds(failFast)) {
-      const created = Date.parse(String(this.entries.get(id)?.op?.created_at ?? ''));
-      if (!Number.isFinite(created)) return undefined;
-      oldest = Math.min(oldest, created);
-    }
-    return Number.isFinite(oldest) ? oldest : undefined;
+    return [...this.entries.values()].flatMap((e) => (e.op && e.confirmed ? [e.op] : []));
   }
 
   /** Seen operations that did not succeed, as judged now. */
@@ -175,11 +155,10 @@ export class OperationTracker {
       .flatMap(([, entry]) => (entry.op ? [entry.op] : []));
   }
 
-  /** A `failed` one is given until `retry_at` (or its last change, if later) plus the grace period. */
-  private retryInSight(entry: Entry): boolean {
-    const retryAt = Date.parse(String(entry.op?.retry_at ?? ''));
-    const from = Number.isFinite(retryAt) ? Math.max(retryAt, entry.since) : entry.since;
-    return this.now() < from + FAILED_GRACE_MS;
+  /** The smallest time `of` gives an open operation; undefined if none is open or one gives NaN. */
+  private earliestOpen(failFast: boolean, of: (op?: Operation) => number): number | undefined {
+    const times = this.openIds(failFast).map((id) => of(this.entries.get(id)?.op));
+    return times.length && !times.some(Number.isNaN) ? Math.min(...times) : undefined;
   }
 
   private retryNote(op: Operation): string {
@@ -188,8 +167,4 @@ export class OperationTracker {
     const inMs = retryAt - this.now();
     return inMs > 0 ? ` — retry due in ${formatDuration(inMs)}` : ' — retry was due';
   }
-}
-
-function clockTime(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19);
 }
