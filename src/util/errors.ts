@@ -1,7 +1,4 @@
-/**
- * Every error the action tells apart, in one place. The wait maps each to a final status in one
- * table (`wait/conclusion.ts`); anything else is a bug.
- */
+/** Every error the action tells apart; the wait maps each to a status in one table (`wait/conclusion.ts`). */
 
 /** A mistake in the step's `with:` block. The message names the input and the expected form. */
 export class InputError extends Error {
@@ -25,7 +22,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Transient faults went on until no retry could finish before the deadline. */
+/** Transient faults lasted until no retry could finish before the deadline. */
 export class DeadlineError extends Error {
   override name = 'DeadlineError';
   constructor(
@@ -55,9 +52,7 @@ export class TransientError extends Error {
 /** The job was cancelled (SIGINT/SIGTERM) while the action was waiting. */
 export class CancelledError extends Error {
   override name = 'CancelledError';
-  constructor(message = 'The wait was cancelled') {
-    super(message);
-  }
+  override message = 'The wait was cancelled';
 }
 
 /** One database connection attempt ran out of its share of the time left. */

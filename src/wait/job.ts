@@ -1,6 +1,5 @@
 import type { NeonClient } from '../neon/client.js';
 import { PAGE_SIZE } from '../neon/paging.js';
-import type { Operation } from '../neon/operation.js';
 import type { JobMark } from './mode.js';
 
 /**
@@ -17,19 +16,8 @@ export async function markJobStart(
     ...operations.map((op) => Date.parse(op.created_at)).filter(Number.isFinite)
   );
   if (!Number.isFinite(createdAt)) return { projectId, ids: [] };
-  return {
-    projectId,
-    createdAt,
-    ids: operations.filter((op) => Date.parse(op.created_at) === createdAt).map((op) => op.id)
-  };
-}
-
-/** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
-export function isAfterMark(op: Operation, mark: JobMark): boolean {
-  if (mark.createdAt === undefined) return true;
-  const created = Date.parse(op.created_at);
-  if (!Number.isFinite(created)) return false;
-  return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
+  const ids = operations.filter((op) => Date.parse(op.created_at) === createdAt).map((op) => op.id);
+  return { projectId, createdAt, ids };
 }
 
 /** The mark as `core.saveState` keeps it, and back; undefined when there is none or it is unreadable. */
@@ -38,15 +26,11 @@ export function encodeMark(mark: JobMark): string {
 }
 
 export function decodeMark(text: string): JobMark | undefined {
-  if (!text) return undefined;
   try {
-    const value = JSON.parse(text) as Partial<JobMark>;
-    if (typeof value.projectId !== 'string' || !Array.isArray(value.ids)) return undefined;
-    return {
-      projectId: value.projectId,
-      createdAt: typeof value.createdAt === 'number' ? value.createdAt : undefined,
-      ids: value.ids.filter((id): id is string => typeof id === 'string')
-    };
+    const { projectId, createdAt, ids } = JSON.parse(text) as Partial<JobMark>;
+    if (typeof projectId !== 'string' || !Array.isArray(ids)) return undefined;
+    const known = typeof createdAt === 'number' ? createdAt : undefined;
+    return { projectId, createdAt: known, ids: ids.filter((id) => typeof id === 'string') };
   } catch {
     return undefined;
   }

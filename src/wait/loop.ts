@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { CancelledError, DeadlineError } from '../util/errors.js';
 import type { Verdict } from './status.js';
 
-export interface LoopOptions {
+interface LoopOptions {
   /** Epoch ms; no sleep and no check starts after it. */
   deadline: number;
   /** Delay before the next check, from the number of checks made so far. */
@@ -28,40 +28,35 @@ export interface LoopOutcome {
  */
 export async function waitUntil(
   check: () => Promise<Verdict>,
-  options: LoopOptions
+  { deadline, delay, clock = systemClock, signal }: LoopOptions
 ): Promise<LoopOutcome> {
-  const clock = options.clock ?? systemClock;
-  const last = options.deadline - LAST_TRY_LEAD_MS;
-  const ended = (outcome: LoopOutcome['outcome'], fault?: DeadlineError): LoopOutcome => ({
-    outcome,
-    checks,
-    lastCheckAt,
-    fault
-  });
+  const last = deadline - LAST_TRY_LEAD_MS;
   let checks = 0;
   let lastCheckAt: number | undefined;
+  const ended = (outcome: LoopOutcome['outcome'], fault?: DeadlineError) =>
+    ({ outcome, checks, lastCheckAt, fault }) satisfies LoopOutcome;
   try {
     for (;;) {
-      if (options.signal?.aborted) return ended('cancelled');
+      if (signal?.aborted) return ended('cancelled');
       const startedAt = clock.now();
-      if (startedAt >= options.deadline) return ended('timeout');
+      if (startedAt >= deadline) return ended('timeout');
       checks++;
       lastCheckAt = startedAt;
       const state = await check();
       if (state !== 'pending') return ended(state);
 
-      let next = startedAt + options.delay(checks);
+      let next = startedAt + delay(checks);
       if (next > last) {
         // The schedule would pass the deadline: one last look shortly before it, unless this was it.
         if (startedAt + MIN_GAP_MS > last) return ended('timeout');
         next = last;
       }
       const now = clock.now();
-      if (now >= options.deadline) return ended('timeout');
-      if (next > now) await clock.sleep(next - now, options.signal);
+      if (now >= deadline) return ended('timeout');
+      if (next > now) await clock.sleep(next - now, signal);
     }
   } catch (error) {
-    if (error instanceof CancelledError || options.signal?.aborted) return ended('cancelled');
+    if (error instanceof CancelledError || signal?.aborted) return ended('cancelled');
     if (error instanceof DeadlineError) return ended('timeout', error);
     throw error;
   }

@@ -2,7 +2,6 @@ import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
 import { type FetchedPage, MAX_PAGE_SIZE, operationPages, PAGE_SIZE } from '../neon/paging.js';
 import { oneLine } from '../util/text.js';
-import { isAfterMark } from './job.js';
 import {
   aggregateStatus,
   isInProgress,
@@ -41,6 +40,14 @@ export interface JobMark {
   /** Epoch ms; undefined for a project without any operation. */
   createdAt?: number;
   ids: string[];
+}
+
+/** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
+export function isAfterMark(op: Operation, mark: JobMark): boolean {
+  if (mark.createdAt === undefined) return true;
+  const created = Date.parse(op.created_at);
+  if (!Number.isFinite(created)) return false;
+  return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
 }
 
 /** The ways of waiting; the report's `mode`. */

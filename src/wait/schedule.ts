@@ -1,10 +1,8 @@
 /**
- * When to look again. Most operations finish within seconds, so the first checks come quickly and
- * then settle at `interval`, each with ±10% jitter so that many jobs sharing one rate limit drift
- * apart instead of polling in lockstep. The early delays add only a few requests to a long wait.
+ * When to look again. Most operations finish within seconds, so the first checks come quickly, then
+ * settle at `interval`, each with ±10% jitter so that jobs sharing one rate limit drift apart.
  */
 export const EARLY_DELAYS_MS = [600, 900, 1500, 2500] as const;
-const JITTER = 0.1;
 
 /** Delay before the next check, given how many checks have been made. */
 export function pollDelay(
@@ -14,18 +12,16 @@ export function pollDelay(
 ): number {
   const early = EARLY_DELAYS_MS[checksDone - 1];
   const base = early !== undefined && early < intervalMs ? early : intervalMs;
-  return Math.round(base * (1 - JITTER + 2 * JITTER * random()));
+  return Math.round(base * (0.9 + 0.2 * random()));
 }
 
-/** How far the wait slows itself down when the API throttles it, and how fast it recovers. */
+/** Each check that met a 429 slows the wait 4x (up to 8x); each check without one takes 10% back. */
 export const PACE = { max: 8, slowdown: 4, recovery: 0.9 } as const;
 
 /**
- * A multiplier on the polling delay for an account that is being throttled. Neon's limit is per
- * account (every job of an organisation shares it), so a job that gets 429s backs off for everyone:
- * each check that met a 429 makes the delay 4 times longer (up to 8x the interval); each check
- * without one takes 10% of it back, so the wait speeds up again over minutes, not at once. Tuned
- * on 100 jobs of one account under Neon's limits (`__tests__/crowd.test.ts`, `npm run bench`).
+ * A multiplier on the polling delay while throttled. Neon's limit is per account (every job of an
+ * organisation shares it), so a job that meets 429s backs off for everyone; it speeds up again over
+ * minutes, not at once. Tuned on 100 jobs of one account (`__tests__/crowd.test.ts`, `npm run bench`).
  */
 export class Pace {
   factor = 1;

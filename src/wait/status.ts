@@ -26,21 +26,26 @@ export type ResultStatus = WaitStatus | (string & {});
 /** What a status means for a wait. */
 export type Verdict = 'success' | 'failure' | 'pending';
 
-// Maps, not object literals: an API status such as `constructor` or `__proto__` must find nothing.
-const VERDICT = new Map<string, Verdict>([
-  ['finished', 'success'],
-  ['skipped', 'success'],
-  ['cancelled', 'failure'],
-  ['error', 'failure'],
-  ['scheduling', 'pending'],
-  ['running', 'pending'],
-  ['cancelling', 'pending'],
-  ['failed', 'pending']
+/**
+ * Each status's verdict and severity (higher is worse). In-progress statuses rank between failures
+ * and successes, so that `wait: false` reports "still running" over "finished" but under any
+ * failure. A Map, not an object literal: an API status such as `__proto__` must find nothing.
+ */
+const STATUSES = new Map<string, [Verdict | undefined, number]>([
+  ['timeout', [undefined, 100]],
+  ['error', ['failure', 90]],
+  ['cancelled', ['failure', 80]],
+  ['failed', ['pending', 70]],
+  ['cancelling', ['pending', 60]],
+  ['running', ['pending', 50]],
+  ['scheduling', ['pending', 40]],
+  ['finished', ['success', 20]],
+  ['skipped', ['success', 10]]
 ]);
 
 /** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
 export function isKnownStatus(status: string): boolean {
-  return VERDICT.has(status);
+  return STATUSES.get(status)?.[0] !== undefined;
 }
 
 /**
@@ -49,7 +54,7 @@ export function isKnownStatus(status: string): boolean {
  */
 export function classifyStatus(status: string, failFast: boolean): Verdict {
   if (status === 'failed' && failFast) return 'failure';
-  return VERDICT.get(status) ?? 'pending';
+  return STATUSES.get(status)?.[0] ?? 'pending';
 }
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
@@ -57,31 +62,9 @@ export function isInProgress(status: string): boolean {
   return classifyStatus(status, false) === 'pending';
 }
 
-// Higher is worse. In-progress statuses sit between the failures and the successes, so that
-// `wait: false` reports "still running" over "finished" but under any failure.
-const SEVERITY = new Map<string, number>([
-  ['timeout', 100],
-  ['error', 90],
-  ['cancelled', 80],
-  ['failed', 70],
-  ['cancelling', 60],
-  ['running', 50],
-  ['scheduling', 40],
-  ['finished', 20],
-  ['skipped', 10]
-]);
-const UNKNOWN_SEVERITY = 55;
-
-/** The one status that stands for several: the worst; all skipped gives `skipped`. */
+/** The one status that stands for several: the worst (the first of equals); all skipped gives `skipped`. */
 export function aggregateStatus(statuses: readonly string[]): string {
-  let worst = '';
-  let worstRank = -1;
-  for (const status of statuses) {
-    const rank = SEVERITY.get(status) ?? UNKNOWN_SEVERITY;
-    if (rank > worstRank) {
-      worst = status;
-      worstRank = rank;
-    }
-  }
-  return worst;
+  // An unknown status is in progress: it ranks among the in-progress ones.
+  const rank = (status: string) => STATUSES.get(status)?.[1] ?? 55;
+  return statuses.reduce((worst, s) => (rank(s) > rank(worst) ? s : worst), statuses[0] ?? '');
 }
