@@ -18,12 +18,7 @@ import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 /** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
 export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
-export interface RetryEvent {
-  path: string;
-  attempt: number;
-  error: string;
-  delayMs: number;
-}
+export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
 
 export interface ClientOptions extends RetryPolicyOptions {
   baseUrl: string;
@@ -261,18 +256,11 @@ function projectOf(value: unknown): Project | undefined {
 
 /** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
 function describeHttpError(status: number, body: unknown, text: string): string {
-  const { code, message } = ((typeof body === 'object' ? body : null) ?? {}) as {
-    code?: unknown;
-    message?: unknown;
-  };
+  const { code, message } = ((typeof body === 'object' && body) || {}) as Record<string, unknown>;
   const said = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
-  const detail =
-    body === NOT_JSON
-      ? text.trim()
-        ? 'a body that is not JSON'
-        : 'an empty body'
-      : [tag, said].filter(Boolean).join(': ');
+  const what = text.trim() ? 'a body that is not JSON' : 'an empty body';
+  const detail = body === NOT_JSON ? what : [tag, said].filter(Boolean).join(': ');
   return `HTTP ${status}${detail ? `: ${detail}` : ''}`;
 }
 

@@ -38,11 +38,7 @@ export function isOperation(value: unknown): value is Operation {
   );
 }
 
-/**
- * The operation with the fields this action reads coerced to their documented types, so an
- * `error` that is not a string or a missing `failures_count` cannot break a log line or a sum.
- * Every other field is kept as the API sent it.
- */
+/** The fields this action reads coerced to their documented types (a log line, a sum); others kept. */
 export function normalizeOperation(op: Operation): Operation {
   const fixed: Operation = { ...op, id: op.id.toLowerCase() };
   if (op.error !== undefined && typeof op.error !== 'string')

@@ -25,9 +25,9 @@ export interface PagingOptions {
 
 /**
  * The project's operations, newest first, page after page, each operation once. The service returns
- * a cursor even on its last page, so paging stops on a page shorter than asked, an empty page, a
- * missing cursor, a cursor that did not change, or a page that adds nothing new (a cursor that loops
- * or pages that overlap); and after `maxPages` requests. The consumer may stop early (`break`).
+ * a cursor even on its last page, so paging stops on a page shorter than asked, a missing or
+ * unchanged cursor, a page that adds nothing new (a cursor that loops, pages that overlap), and
+ * after `maxPages` requests. The consumer may stop early (`break`).
  */
 export async function* operationPages(
   client: NeonClient,
@@ -36,19 +36,14 @@ export async function* operationPages(
 ): AsyncGenerator<Operation[]> {
   const seen = new Set<string>();
   let cursor: string | undefined;
-  let requests = 0;
-  for (let index = 0; ; index++) {
-    const reuse = index === 0 ? options.first : undefined;
-    if (!reuse && requests >= options.maxPages) {
-      if (options.bound) options.bound.reached = true;
-      return;
-    }
-    const limit =
-      reuse?.limit ?? (typeof options.limit === 'function' ? options.limit() : options.limit);
-    let page: FetchedPage;
-    if (reuse) page = reuse;
-    else {
-      requests++;
+  let page = options.first;
+  for (let requests = 0; ; page = undefined) {
+    if (!page) {
+      if (requests++ >= options.maxPages) {
+        if (options.bound) options.bound.reached = true;
+        return;
+      }
+      const limit = typeof options.limit === 'function' ? options.limit() : options.limit;
       page = {
         ...(await client.listOperations(projectId, { limit, cursor }, options.deadline)),
         limit
@@ -56,14 +51,10 @@ export async function* operationPages(
     }
     options.onPage?.(page);
     const fresh = page.operations.filter((op) => !seen.has(op.id));
+    if (fresh.length === 0) return;
     for (const op of fresh) seen.add(op.id);
-    if (fresh.length > 0) yield fresh;
-    const ended =
-      fresh.length === 0 ||
-      page.operations.length < limit ||
-      !page.cursor ||
-      page.cursor === cursor;
-    if (ended) return;
+    yield fresh;
+    if (page.operations.length < page.limit || !page.cursor || page.cursor === cursor) return;
     cursor = page.cursor;
   }
 }

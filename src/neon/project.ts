@@ -1,10 +1,7 @@
 import type { NeonClient } from './client.js';
 import { InputError } from '../util/errors.js';
 
-/**
- * The project to watch when none was named: the only one the key can see. A key that sees several
- * gets an error that lists some of them, so the user can copy the right id.
- */
+/** The project to watch when none was named: the only one the key sees, else an error listing some. */
 export async function resolveProjectId(
   client: NeonClient,
   given: { projectId?: string; orgId?: string },

@@ -1,7 +1,4 @@
-/**
- * When a failed GET is tried again, and how long to wait first. Kept apart from the client so the
- * policy can be read (and tested) in one place, as actions/checkout keeps its retry-helper.
- */
+/** When a failed GET is tried again, and after how long: one place to read and test the policy. */
 
 /** The last request of a wait (a check or a retry) goes this long before the deadline, to be answered. */
 export const LAST_TRY_LEAD_MS = 300;
@@ -35,18 +32,15 @@ export class RetryPolicy {
   delay(attempt: number, leftMs: number, retryAfterMs?: number, throttled = false) {
     const { backoffBaseMs = 1000, backoffMaxMs = 30_000, throttleBaseMs = 5000 } = this.options;
     const random = this.options.random ?? Math.random;
-    let wanted: number;
-    if (retryAfterMs !== undefined) {
-      // Plus up to half as much again (at least 1 s, at most 10 s): every job told "1" would
-      // otherwise come back in the same instant and be refused together.
-      wanted = retryAfterMs + random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2));
-    } else {
-      // "Equal jitter": half fixed, half random, so that clients never retry in lockstep.
-      const base = throttled ? throttleBaseMs : backoffBaseMs;
-      const ceiling = Math.min(backoffMaxMs, base * 2 ** Math.min(attempt, 20));
-      wanted = ceiling / 2 + (random() * ceiling) / 2;
-    }
-    wanted = Math.round(wanted);
+    const base = throttled ? throttleBaseMs : backoffBaseMs;
+    const ceiling = Math.min(backoffMaxMs, base * 2 ** Math.min(attempt, 20));
+    const wanted = Math.round(
+      retryAfterMs === undefined
+        ? // "Equal jitter": half fixed, half random, so that clients never retry in lockstep.
+          ceiling / 2 + (random() * ceiling) / 2
+        : // Plus up to half as much again (1 to 10 s): jobs all told "1" would come back together.
+          retryAfterMs + random() * Math.min(10_000, Math.max(1000, retryAfterMs / 2))
+    );
     const room = leftMs - LAST_TRY_LEAD_MS;
     if (wanted <= room) return wanted;
     return room >= (retryAfterMs ?? MIN_GAP_MS) ? room : undefined;

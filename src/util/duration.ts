@@ -29,15 +29,8 @@ export function parseDuration(text: string): number | undefined {
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '?';
   if (ms < 1000) return ms === 0 ? '0s' : `${Math.round(ms)}ms`;
-  if (ms < 60_000) {
-    const seconds = Math.round(ms / 100) / 10;
-    return `${seconds}s`;
-  }
-  const totalSeconds = Math.round(ms / 1000);
-  const hours = Math.floor(totalSeconds / 3600);
-  const minutes = Math.floor((totalSeconds % 3600) / 60);
-  const seconds = totalSeconds % 60;
-  return [hours ? `${hours}h` : '', minutes ? `${minutes}m` : '', seconds ? `${seconds}s` : '']
-    .join('')
-    .replace(/^$/, '0s');
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10}s`;
+  const total = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
 }

@@ -30,12 +30,9 @@ export async function checkDatabase(
     target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
-    onAttempt: (a) => {
-      if (a.error)
-        deps.log.info(
-          `  database attempt ${a.attempt}: ${a.error}` +
-            (a.delayMs !== undefined ? `; again in ${formatDuration(a.delayMs)}` : '')
-        );
+    onAttempt: ({ attempt, error, delayMs }) => {
+      const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
+      if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
     }
   });
   const finishedAt = Date.now();

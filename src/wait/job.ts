@@ -2,10 +2,7 @@ import type { NeonClient } from '../neon/client.js';
 import { PAGE_SIZE } from '../neon/paging.js';
 import type { JobMark } from './mode.js';
 
-/**
- * The job's starting point: the newest operation the service shows now (all that share its
- * `created_at` are on the first page).
- */
+/** The job's starting point: the newest operations now (all sharing a `created_at` are on page 1). */
 export async function markJobStart(
   client: NeonClient,
   projectId: string,

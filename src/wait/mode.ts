@@ -91,6 +91,7 @@ const FIRST_SCAN_PAGES = 3;
 /** Pages a job's check reads at most: 5,000 operations started by one job is far beyond any job. */
 const JOB_MAX_PAGES = 50;
 
+/** The mode the settings ask for; all three share the page the summary reuses. */
 export function modeFor(
   client: NeonClient,
   projectId: string,

@@ -1,8 +1,6 @@
 /**
- * The one status vocabulary: what the API's operation statuses mean for a wait, and the statuses of
- * the wait itself that the `status` output can hold beside them. See the README ("What counts as
- * done"): `finished`/`skipped` succeed, `cancelled`/`error` fail, `failed` is still retried by the
- * control plane while a retry is in sight (decided per operation in `tracker.ts`).
+ * The one status vocabulary: what the API's operation statuses mean for a wait (README, "What counts
+ * as done"), and the wait's own statuses that the `status` output can hold beside them.
  */
 
 /** Statuses of the wait itself. */

@@ -51,10 +51,7 @@ export interface WaitDeps {
   onCheck?: (operations: Operation[], nextCheckAt: number) => void;
 }
 
-/**
- * The wait, whatever its mode: project → mode → checks on schedule until a verdict, the deadline
- * or a cancellation → one result. Errors end here too, each mapped to its status in one table.
- */
+/** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
 export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now();
