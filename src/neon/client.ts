@@ -20,7 +20,7 @@ export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
 export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
 
-export interface ClientOptions extends RetryPolicyOptions {
+interface ClientOptions extends RetryPolicyOptions {
   baseUrl: string;
   apiKey: string;
   /** How requests are sent; undici with the environment's proxy settings by default. */

@@ -9,7 +9,7 @@ export const MAX_PAGE_SIZE = 1000;
 /** A page of List operations as fetched, with the limit it was asked with (so a reader can reuse it). */
 export type FetchedPage = OperationsPage & { limit: number };
 
-export interface PagingOptions {
+interface PagingOptions {
   /** Operations per request, or a function that says it before each request. */
   limit: number | (() => number);
   deadline: number;

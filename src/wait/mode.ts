@@ -54,7 +54,7 @@ export function isAfterMark(op: Operation, mark: JobMark): boolean {
 export type WaitKind = 'operations' | 'project' | 'job';
 
 /** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
-export interface Conclusion {
+interface Conclusion {
   status: ResultStatus;
   /** Why the step fails, when it does. */
   failure?: string;

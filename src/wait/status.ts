@@ -16,10 +16,8 @@ export const WAIT_STATUS = {
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
   databaseError: 'database_error'
 } as const;
-export type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
-
 /** The `status` output: a wait status, or an operation's status as the API wrote it. */
-export type ResultStatus = WaitStatus | (string & {});
+export type ResultStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS] | (string & {});
 
 /** What a status means for a wait. */
 export type Verdict = 'success' | 'failure' | 'pending';
