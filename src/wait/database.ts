@@ -30,9 +30,12 @@ export async function checkDatabase(
     target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
-    onAttempt: ({ attempt, error, delayMs }) => {
-      const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
-      if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
+    onAttempt: (a) => {
+      if (a.error)
+        deps.log.info(
+          `  database attempt ${a.attempt}: ${a.error}` +
+            (a.delayMs !== undefined ? `; again in ${formatDuration(a.delayMs)}` : '')
+        );
     }
   });
   const finishedAt = Date.now();
