@@ -1,31 +1,26 @@
 /**
- * Whether waiting can help a failed attempt: a database still starting, a compute waking, a refused
- * or dropped connection: retry. Credentials, role, database, certificate: reject at once, saying which.
+ * Whether waiting can help a failed attempt: a database starting, a compute waking, a refused or
+ * dropped connection: retry. Credentials, role, database, certificate: reject at once, saying which.
  */
 import { oneLine } from '../util/text.js';
 
-/** SQLSTATE classes and codes that waiting does not fix. */
-const REJECTED_SQLSTATE = [
-  /^28/, // invalid authorization: wrong password (28P01), unknown role or no pg_hba entry (28000)
-  /^3D000$/, // the database does not exist
-  /^42/ // e.g. 42501: no CONNECT privilege on the database
-];
+/**
+ * SQLSTATEs that waiting does not fix: 28 (wrong password, unknown role, no pg_hba.conf entry),
+ * 3D000 (no such database), 42 (e.g. 42501: no CONNECT privilege).
+ */
+const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
 
 /** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
 const TLS_VERIFY_CODE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 
 /**
- * Errors without a SQLSTATE that waiting does not fix: the checks of `attempt.ts`, Neon's proxy
- * without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
+ * Errors, with or without a SQLSTATE, that waiting does not fix: the checks of `attempt.ts`, Neon's
+ * proxy without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
  */
 const REJECTED_MESSAGES = [
-  /^authentication refused: /,
-  /^the server sent more than /,
-  /endpoint id is not specified/i,
-  /unsupported startup parameter/i,
-  /password authentication failed/i,
-  /^SASL: /
+  /^(authentication refused: |the server sent more than |SASL: )/,
+  /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
 ];
 
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
@@ -37,39 +32,28 @@ export function classifyConnectionError(
   tls: string
 ): { retry: boolean; message: string } {
   const text = oneLine(describe(error));
-  const sqlstate = sqlstateOf(error);
-  if (sqlstate !== undefined) {
-    const rejected =
-      REJECTED_SQLSTATE.some((pattern) => pattern.test(sqlstate)) ||
-      REJECTED_MESSAGES.some((pattern) => pattern.test(text));
-    return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
-  }
   const code = codeOf(error);
-  if (code !== undefined && TLS_VERIFY_CODE.test(code))
+  const rejected = REJECTED_MESSAGES.some((pattern) => pattern.test(text));
+  // pg's DatabaseError: the server sent a SQLSTATE.
+  if (code && /^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object))
+    return {
+      retry: !(rejected || REJECTED_SQLSTATE.test(code)),
+      message: `${text} (SQLSTATE ${code})`
+    };
+  if (code && TLS_VERIFY_CODE.test(code))
     return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
-  if (text === NO_TLS_MESSAGE) {
+  if (text === NO_TLS_MESSAGE)
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
-  }
-  if (/client password must be a (non-empty )?string/.test(text)) {
+  if (/client password must be a (non-empty )?string/.test(text))
     return { retry: false, message: 'the server asks for a password, and the URL has none' };
-  }
-  if (REJECTED_MESSAGES.some((pattern) => pattern.test(text)))
-    return { retry: false, message: text };
-  // Everything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
+  // Anything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
   // "Console request failed", rate limits) may pass: retry it until the deadline.
-  return { retry: true, message: text };
-}
-
-/** The SQLSTATE of an error the server sent (pg's DatabaseError), if it is one. */
-function sqlstateOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('severity' in error)) return undefined;
-  const code = codeOf(error);
-  return code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  return { retry: !rejected, message: text };
 }
 
 export function codeOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -79,10 +63,9 @@ export function codeOf(error: unknown): string | undefined {
  */
 function describe(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error);
-  const message = 'message' in error && typeof error.message === 'string' ? error.message : '';
-  if (message === '' && 'errors' in error && Array.isArray(error.errors)) {
-    const inner = [...new Set(error.errors.map((each: unknown) => describe(each)))];
-    if (inner.length > 0) return inner.join('; ');
-  }
+  const { message: m, errors } = error as { message?: unknown; errors?: unknown };
+  const message = typeof m === 'string' ? m : '';
+  if (message === '' && Array.isArray(errors) && errors.length > 0)
+    return [...new Set(errors.map((each: unknown) => describe(each)))].join('; ');
   return message || codeOf(error) || String(error);
 }

@@ -1,8 +1,7 @@
 /**
- * The database readiness probe: after Neon reports the operations done, the compute may still be
- * starting or waking. Connect and `SELECT 1` until it answers or the deadline passes; stop at
- * once when waiting cannot help (credentials, role, database, certificate). The driver is loaded
- * here, on first use, so that runs without `database_url` never load it.
+ * The readiness probe: once Neon reports the operations done, the compute may still be starting or
+ * waking. `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
+ * pg is loaded on first use, so that runs without `database_url` never load it.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -33,17 +32,8 @@ export interface ProbeAttempt {
   attempt: number;
   /** Why the attempt failed (one line, no password); absent when the database answered. */
   error?: string;
-  /** How long the probe waits before the next attempt; absent when there is none. */
+  /** The wait before the next attempt, if any. */
   delayMs?: number;
-}
-
-export interface ProbeOptions {
-  /** The parsed `database_url`. */
-  target: DatabaseTarget;
-  /** Epoch ms by which the database must have answered. */
-  deadline: number;
-  signal?: AbortSignal;
-  onAttempt?: (attempt: ProbeAttempt) => void;
 }
 
 export type ProbeResult =
@@ -59,9 +49,9 @@ export type ProbeResult =
     };
 
 /** Longest single attempt: a Neon compute waking from suspend answers within a few seconds. */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
+const ATTEMPT_TIMEOUT_MS = 15_000;
 /** Time kept for the last attempt: a retry delay never eats into it. */
-export const LAST_ATTEMPT_MS = 1_000;
+const LAST_ATTEMPT_MS = 1_000;
 /** An attempt shorter than this cannot connect anywhere; the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
@@ -74,13 +64,19 @@ export function retryDelay(attempt: number, random: () => number = Math.random):
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult> {
-  const { target, deadline, signal } = options;
+/** `deadline`: epoch ms by which the database must have answered. */
+export async function probeDatabase(options: {
+  target: DatabaseTarget;
+  deadline: number;
+  signal?: AbortSignal;
+  onAttempt?: (attempt: ProbeAttempt) => void;
+}): Promise<ProbeResult> {
+  const { target, deadline, signal, onAttempt } = options;
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
-  // Messages hold host, port, database and pg's or Node's errors; `oneLine` redacts the registered
-  // secrets from them (a server may quote the user name, which may equal the password).
+  // `oneLine` also redacts the registered secrets (a server may quote the user name, which may
+  // equal the password).
   const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => ({
     ready: false,
     reason,
@@ -89,15 +85,13 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     elapsedMs: clock.now() - started
   });
   const cancelled = (): ProbeResult =>
-    fail(
-      'cancelled',
-      `The database probe of ${where} was cancelled after ${plural(attempts, 'attempt')}.`
-    );
+    fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
 
   if (signal?.aborted) return cancelled();
   let ca: string | string[] | undefined;
   try {
-    ca = await readRootCert(target.sslRootCert, deadline - clock.now(), signal);
+    const timeout = AbortSignal.timeout(Math.max(0, deadline - clock.now()));
+    ca = await readRootCert(target.sslRootCert, AbortSignal.any([timeout, signal ?? timeout]));
   } catch (error) {
     if (signal?.aborted) return cancelled();
     const { code, message, name } = error as NodeJS.ErrnoException;
@@ -107,44 +101,34 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
     );
   }
   const { Client } = (await import('pg')) as { Client: PgClientClass };
+  // What asked for TLS, for messages: channel_binding=require turns allow and prefer into require.
+  const asked =
+    target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
+      ? 'channel_binding=require'
+      : `sslmode=${target.sslMode}`;
 
   let lastError = 'no attempt was made';
-  for (;;) {
-    const left = deadline - clock.now();
-    if (left < MIN_ATTEMPT_MS) {
-      return fail(
-        'timeout',
-        `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
-          `(${plural(attempts, 'attempt')}; last error: ${lastError}).`
-      );
-    }
+  for (let left = deadline - clock.now(); left >= MIN_ATTEMPT_MS; left = deadline - clock.now()) {
     attempts += 1;
     try {
-      await attemptSelectOne({
-        Client,
-        target,
-        ca,
-        timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left),
-        signal
-      });
-      options.onAttempt?.({ attempt: attempts });
+      const timeoutMs = Math.min(ATTEMPT_TIMEOUT_MS, left);
+      await attemptSelectOne({ Client, target, ca, timeoutMs, signal });
+      onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {
       if (error instanceof CancelledError) return cancelled();
-      const { retry, message } = classifyConnectionError(error, tlsLabel(target));
+      const { retry, message } = classifyConnectionError(error, asked);
       // Redacted before cutting, so that no half of a secret survives the cut.
       lastError = oneLine(message, MAX_MESSAGE);
       if (!retry) {
-        options.onAttempt?.({ attempt: attempts, error: lastError });
+        onAttempt?.({ attempt: attempts, error: lastError });
         return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
       }
       // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
       const rest = deadline - clock.now();
-      const delayMs = Math.max(
-        0,
-        Math.min(retryDelay(attempts), rest - (rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0))
-      );
-      options.onAttempt?.({ attempt: attempts, error: lastError, delayMs });
+      const kept = rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0;
+      const delayMs = Math.max(0, Math.min(retryDelay(attempts), rest - kept));
+      onAttempt?.({ attempt: attempts, error: lastError, delayMs });
       try {
         await clock.sleep(delayMs, signal);
       } catch {
@@ -152,6 +136,11 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       }
     }
   }
+  return fail(
+    'timeout',
+    `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
+      `(${plural(attempts)}; last error: ${lastError}).`
+  );
 }
 
 /**
@@ -161,15 +150,10 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
  */
 async function readRootCert(
   path: string | undefined,
-  leftMs: number,
-  cancel?: AbortSignal
+  signal: AbortSignal
 ): Promise<string | string[] | undefined> {
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
-  const signal = AbortSignal.any([
-    AbortSignal.timeout(Math.max(0, leftMs)),
-    ...(cancel ? [cancel] : [])
-  ]);
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   const stop = new Promise<never>((_, reject) =>
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
@@ -185,12 +169,6 @@ async function readRootCert(
   }
 }
 
-function tlsLabel(target: DatabaseTarget): string {
-  return target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
-    ? 'channel_binding=require'
-    : `sslmode=${target.sslMode}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+function plural(attempts: number): string {
+  return `${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }

@@ -1,5 +1,5 @@
 import { probeDatabase } from '../database/probe.js';
-import { describeTarget, parseDatabaseUrl } from '../database/url.js';
+import { type DatabaseTarget, describeTarget } from '../database/url.js';
 import { formatDuration } from '../util/duration.js';
 import { WAIT_STATUS } from './status.js';
 import type { WaitLog } from './tracker.js';
@@ -12,11 +12,11 @@ import type { WaitResult } from './wait.js';
  */
 export async function checkDatabase(
   result: WaitResult,
-  settings: { databaseUrl?: string; wait: boolean; timeoutMs: number },
+  settings: { databaseUrl?: DatabaseTarget; wait: boolean; timeoutMs: number },
   deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
-  if (!settings.databaseUrl) return result;
-  const parsed = parseDatabaseUrl(settings.databaseUrl);
+  const parsed = settings.databaseUrl;
+  if (!parsed) return result;
   const target = describeTarget(parsed);
   const skip = (why: string): WaitResult => ({
     ...result,
@@ -30,12 +30,9 @@ export async function checkDatabase(
     target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
-    onAttempt: (a) => {
-      if (a.error)
-        deps.log.info(
-          `  database attempt ${a.attempt}: ${a.error}` +
-            (a.delayMs !== undefined ? `; again in ${formatDuration(a.delayMs)}` : '')
-        );
+    onAttempt: ({ attempt, error, delayMs }) => {
+      const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
+      if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
     }
   });
   const finishedAt = Date.now();
