@@ -1,5 +1,6 @@
 /**
- * One attempt: connect with pg, `SELECT 1`, close. Kept here, as pg lacks it:
+ * One attempt: connect with pg, `SELECT 1`, close; and whether waiting can help when it fails.
+ * Kept here, as pg lacks it:
  * - libpq's `sslmode` (pg 8.2x verifies under `require`, and has no allow/prefer fallback);
  * - libpq's `channel_binding=require` and `require_auth`: pg answers any request (cleartext, MD5,
  *   SCRAM with or without PLUS, none); `enableChannelBinding` only prefers PLUS. pg's Client asks
@@ -13,16 +14,13 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Client, ClientConfig, Connection } from 'pg';
 import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { codeOf, NO_TLS_MESSAGE } from './errors.js';
+import { oneLine } from '../util/text.js';
 import type { DatabaseTarget } from './url.js';
-
-export type PgClientClass = typeof Client;
 
 /** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
 
 export interface AttemptOptions {
-  Client: PgClientClass;
   target: DatabaseTarget;
   /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
   ca?: string | string[];
@@ -38,12 +36,14 @@ export interface AttemptOptions {
 export async function attemptSelectOne(options: AttemptOptions): Promise<void> {
   const { target, signal } = options;
   if (signal?.aborted) throw new CancelledError();
+  // Loaded on first use: runs without `database_url` never load pg.
+  const pg = (await import('pg')) as { Client: typeof Client };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
   const [tries, next] = tlsPlan(target, options.ca);
   for (const [index, ssl] of tries.entries()) {
     try {
-      return await selectOne(options.Client, target, ssl, bound);
+      return await selectOne(pg.Client, target, ssl, bound);
     } catch (error) {
       if (signal?.aborted) throw new CancelledError();
       if (timeout.aborted)
@@ -89,7 +89,7 @@ const ASKED = {
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
 async function selectOne(
-  Client: PgClientClass,
+  PgClient: typeof Client,
   target: DatabaseTarget,
   ssl: Tls,
   signal: AbortSignal
@@ -110,7 +110,7 @@ async function selectOne(
     }
   };
   const refused = (why: string): Error => new Error(`authentication refused: ${why}`);
-  const client = new Client({
+  const client = new PgClient({
     host: target.host,
     port: target.port,
     user: target.user,
@@ -167,4 +167,70 @@ async function selectOne(
     signal.removeEventListener('abort', destroy);
     if (!answered) destroy();
   }
+}
+
+/**
+ * SQLSTATEs that waiting does not fix: 28 (wrong password, unknown role, no pg_hba.conf entry),
+ * 3D000 (no such database), 42 (e.g. 42501: no CONNECT privilege).
+ */
+const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
+
+/** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
+const TLS_VERIFY_CODE =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
+
+/**
+ * Errors, with or without a SQLSTATE, that waiting does not fix: the checks of `attempt.ts`, Neon's
+ * proxy without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
+ */
+const REJECTED_MESSAGES = [
+  /^(authentication refused: |the server sent more than |SASL: )/,
+  /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
+];
+
+/** pg's error when `sslmode` needs TLS and the server answers that it has none. */
+export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
+
+/** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
+export function classifyConnectionError(
+  error: unknown,
+  tls: string
+): { retry: boolean; message: string } {
+  const text = oneLine(describe(error));
+  const code = codeOf(error);
+  const rejected = REJECTED_MESSAGES.some((pattern) => pattern.test(text));
+  // pg's DatabaseError: the server sent a SQLSTATE.
+  if (code && /^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object))
+    return {
+      retry: !(rejected || REJECTED_SQLSTATE.test(code)),
+      message: `${text} (SQLSTATE ${code})`
+    };
+  if (code && TLS_VERIFY_CODE.test(code))
+    return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
+  if (text === NO_TLS_MESSAGE)
+    return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
+  if (/client password must be a (non-empty )?string/.test(text))
+    return { retry: false, message: 'the server asks for a password, and the URL has none' };
+  // Anything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
+  // "Console request failed", rate limits) may pass: retry it until the deadline.
+  return { retry: !rejected, message: text };
+}
+
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Duck-typed: errors made by Node's core live in another realm than test sandboxes, where
+ * `instanceof Error` is false. Node 20+ reports a refused `localhost` (tried on ::1 and 127.0.0.1)
+ * as an AggregateError with an empty message.
+ */
+function describe(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const { message: m, errors } = error as { message?: unknown; errors?: unknown };
+  const message = typeof m === 'string' ? m : '';
+  if (message === '' && Array.isArray(errors) && errors.length > 0)
+    return [...new Set(errors.map((each: unknown) => describe(each)))].join('; ');
+  return message || codeOf(error) || String(error);
 }

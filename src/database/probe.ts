@@ -1,7 +1,6 @@
 /**
  * The readiness probe: once Neon reports the operations done, the compute may still be starting or
  * waking. `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
- * pg is loaded on first use, so that runs without `database_url` never load it.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -10,8 +9,7 @@ import { systemClock as clock } from '../util/clock.js';
 import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { attemptSelectOne, type PgClientClass } from './attempt.js';
-import { classifyConnectionError } from './errors.js';
+import { attemptSelectOne, classifyConnectionError } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
 /** What the database check found: the `database_ready` output and the summary's line. */
@@ -36,17 +34,10 @@ export interface ProbeAttempt {
   delayMs?: number;
 }
 
-export type ProbeResult =
-  | { ready: true; attempts: number; elapsedMs: number }
-  | {
-      ready: false;
-      /** `rejected`: not retried (credentials, role, database, TLS, sslrootcert). */
-      reason: 'timeout' | 'rejected' | 'cancelled';
-      /** One line naming host:port/database, never the password. */
-      message: string;
-      attempts: number;
-      elapsedMs: number;
-    };
+/** `rejected`: not retried; `message`: one line naming host:port/database, never the password. */
+export type ProbeResult = { attempts: number; elapsedMs: number } & (
+  { ready: true } | { ready: false; reason: 'timeout' | 'rejected' | 'cancelled'; message: string }
+);
 
 /** Longest single attempt: a Neon compute waking from suspend answers within a few seconds. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -100,7 +91,6 @@ export async function probeDatabase(options: {
       `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
     );
   }
-  const { Client } = (await import('pg')) as { Client: PgClientClass };
   // What asked for TLS, for messages: channel_binding=require turns allow and prefer into require.
   const asked =
     target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
@@ -112,7 +102,7 @@ export async function probeDatabase(options: {
     attempts += 1;
     try {
       const timeoutMs = Math.min(ATTEMPT_TIMEOUT_MS, left);
-      await attemptSelectOne({ Client, target, ca, timeoutMs, signal });
+      await attemptSelectOne({ target, ca, timeoutMs, signal });
       onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {
@@ -155,18 +145,17 @@ async function readRootCert(
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const read = async (): Promise<string> => {
+    if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
+    return buffer.toString('utf8', 0, bytesRead);
+  };
   const stop = new Promise<never>((_, reject) =>
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
   );
-  try {
-    if (!(await Promise.race([file.stat(), stop])).isFile()) throw new Error('not a regular file');
-    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
-    const { bytesRead } = await Promise.race([file.read(buffer, 0, buffer.length, 0), stop]);
-    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
-    return buffer.toString('utf8', 0, bytesRead);
-  } finally {
-    void file.close();
-  }
+  return Promise.race([read(), stop]).finally(() => void file.close());
 }
 
 function plural(attempts: number): string {

@@ -13,30 +13,9 @@ export { DatabaseUrlError };
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-type TlsVersion = (typeof TLS_VERSIONS)[number];
 
 /** The parsed URL; an absent optional parameter is `undefined`. */
-export interface DatabaseTarget {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  /** Not enumerable: logging or serialising a target does not show it. Empty when absent. */
-  readonly password: string;
-  /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as `verify-ca`). */
-  sslMode: (typeof SSL_MODES)[number];
-  /** A PEM file of trusted CAs, or `system` (the system's store, and verify-full). */
-  sslRootCert?: string;
-  channelBinding: 'disable' | 'prefer' | 'require';
-  /** The methods the server may (or, negated, may not) ask for. */
-  requireAuth?: { methods: string[]; negated: boolean };
-  minTls?: TlsVersion;
-  maxTls?: TlsVersion;
-  directTls?: true;
-  /** Neon reads `endpoint=<id>` from it when a client cannot send SNI. */
-  options?: string;
-  applicationName?: string;
-}
+export type DatabaseTarget = ReturnType<typeof parseDatabaseUrl>;
 
 /** Parameters that would tighten security or move the connection, which pg cannot honour. */
 const REFUSED: [string[], string][] = [
@@ -51,7 +30,7 @@ const REFUSED: [string[], string][] = [
 const HARMLESS = /^(sslcertmode=(disable|allow)|gssencmode=(disable|prefer))$/;
 
 /** Throws `DatabaseUrlError`, which never quotes the password. */
-export function parseDatabaseUrl(value: string): DatabaseTarget {
+export function parseDatabaseUrl(value: string) {
   const text = value.trim();
   if (text === '') throw invalid('is empty');
   // Until the URL parses, nothing of it is shown: any part may be the password.
@@ -129,19 +108,24 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
       `has require_auth=${auth}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
     );
 
-  const target: DatabaseTarget = {
+  const target = {
     host,
     port,
     database: param('dbname') || config.database || user,
     user,
+    /** Not enumerable (below): logging or serialising a target does not show it. */
     password: '',
+    /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as verify-ca). */
     sslMode,
+    /** A PEM file of trusted CAs, or `system` (the system's store, and verify-full). */
     sslRootCert,
     channelBinding,
+    /** The methods the server may (or, negated, may not) ask for. */
     requireAuth: auth ? { methods, negated } : undefined,
     minTls,
     maxTls,
     directTls: directTls || undefined,
+    /** Neon reads `endpoint=<id>` from it when a client cannot send SNI. */
     options: config.options || undefined,
     applicationName: config.application_name || undefined
   };
