@@ -1,13 +1,10 @@
 /**
- * One attempt: connect with pg, `SELECT 1`, close; and whether waiting can help when it fails.
- * Kept here, as pg lacks it:
- * - libpq's `sslmode` (pg 8.2x verifies under `require`, and has no allow/prefer fallback);
- * - libpq's `channel_binding=require` and `require_auth`: pg answers any request (cleartext, MD5,
- *   SCRAM with or without PLUS, none); `enableChannelBinding` only prefers PLUS. pg's Client asks
- *   the `password` function before it answers any request (`_getPassword` in pg/lib/client.js):
- *   ours refuses, so no byte of the password leaves. Listeners on the Connection, added before the
- *   Client's, tell what was asked; `authenticationOk` is checked too (no request, SCRAM unfinished);
- * - a bound on what the server sends: pg buffers each message whole, and every row.
+ * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
+ * Kept here, as pg lacks it: libpq's `sslmode` (pg 8.2x verifies under `require`; no allow/prefer
+ * fallback); libpq's `channel_binding=require` and `require_auth` (pg answers any request, and
+ * `enableChannelBinding` only prefers PLUS): pg's Client calls the `password` function before it
+ * answers any request (`_getPassword`, pg/lib/client.js), and ours refuses, so no byte of the
+ * password leaves; a bound on what the server sends (pg buffers each message whole, every row).
  */
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -20,46 +17,38 @@ import type { DatabaseTarget } from './url.js';
 /** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
 
-export interface AttemptOptions {
-  target: DatabaseTarget;
-  /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
-  ca?: string | string[];
-  /** Connect, query and close end within this: the socket is destroyed when it passes. */
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
 /**
- * Resolves when the database answered; rejects with pg's or Node's error, `AttemptTimeoutError` or
- * `CancelledError`. The connection is closed either way.
+ * Resolves when the database answered; rejects with pg's or Node's error, `AttemptTimeoutError`
+ * when `timeoutMs` passed (the socket is destroyed then), or `CancelledError`.
  */
-export async function attemptSelectOne(options: AttemptOptions): Promise<void> {
-  const { target, signal } = options;
+export async function attemptSelectOne(
+  target: DatabaseTarget,
+  ca: Ca,
+  timeoutMs: number,
+  signal?: AbortSignal
+): Promise<void> {
   if (signal?.aborted) throw new CancelledError();
-  // Loaded on first use: runs without `database_url` never load pg.
-  const pg = (await import('pg')) as { Client: typeof Client };
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
   const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
-  const [tries, next] = tlsPlan(target, options.ca);
+  const [tries, next] = tlsPlan(target, ca);
   for (const [index, ssl] of tries.entries()) {
     try {
-      return await selectOne(pg.Client, target, ssl, bound);
+      return await selectOne(target, ssl, bound);
     } catch (error) {
       if (signal?.aborted) throw new CancelledError();
       if (timeout.aborted)
-        throw new AttemptTimeoutError(`no answer within ${formatDuration(options.timeoutMs)}`);
+        throw new AttemptTimeoutError(`no answer within ${formatDuration(timeoutMs)}`);
       if (index === tries.length - 1 || !next?.(error)) throw error;
     }
   }
 }
 
 type Tls = false | ConnectionOptions;
+/** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
+export type Ca = string | string[] | undefined;
 
 /** libpq's sslmode: the TLS settings tried in order, and which failure moves to the next. */
-function tlsPlan(
-  target: DatabaseTarget,
-  ca?: string | string[]
-): [Tls[], ((e: unknown) => boolean)?] {
+function tlsPlan(target: DatabaseTarget, ca: Ca): [Tls[], ((e: unknown) => boolean)?] {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
   const encrypt: Tls = { ...versions, rejectUnauthorized: false };
   const verify: Tls = { ...versions, rejectUnauthorized: true, ca };
@@ -88,12 +77,9 @@ const ASKED = {
 };
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
-async function selectOne(
-  PgClient: typeof Client,
-  target: DatabaseTarget,
-  ssl: Tls,
-  signal: AbortSignal
-): Promise<void> {
+async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal): Promise<void> {
+  // Loaded on first use: runs without `database_url` never load pg.
+  const pg = (await import('pg')) as { Client: typeof Client };
   if (signal.aborted) throw new CancelledError();
   let asked: keyof typeof ASKED = 'none';
   let plus = false;
@@ -110,7 +96,7 @@ async function selectOne(
     }
   };
   const refused = (why: string): Error => new Error(`authentication refused: ${why}`);
-  const client = new PgClient({
+  const client = new pg.Client({
     host: target.host,
     port: target.port,
     user: target.user,
@@ -169,27 +155,21 @@ async function selectOne(
   }
 }
 
-/**
- * SQLSTATEs that waiting does not fix: 28 (wrong password, unknown role, no pg_hba.conf entry),
- * 3D000 (no such database), 42 (e.g. 42501: no CONNECT privilege).
- */
+/** SQLSTATEs waiting does not fix: 28 (password, role, pg_hba.conf), 3D000 (no such database), 42. */
 const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
 
 /** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
 const TLS_VERIFY_CODE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 
-/**
- * Errors, with or without a SQLSTATE, that waiting does not fix: the checks of `attempt.ts`, Neon's
- * proxy without an endpoint id or refusing a startup parameter, pg's own SCRAM failures.
- */
+/** Messages waiting does not fix: our checks, Neon's proxy refusing, pg's SCRAM failures. */
 const REJECTED_MESSAGES = [
   /^(authentication refused: |the server sent more than |SASL: )/,
   /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
 ];
 
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
-export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
+const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
 /** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
 export function classifyConnectionError(
@@ -216,15 +196,14 @@ export function classifyConnectionError(
   return { retry: !rejected, message: text };
 }
 
-export function codeOf(error: unknown): string | undefined {
+function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
 /**
- * Duck-typed: errors made by Node's core live in another realm than test sandboxes, where
- * `instanceof Error` is false. Node 20+ reports a refused `localhost` (tried on ::1 and 127.0.0.1)
- * as an AggregateError with an empty message.
+ * Duck-typed: Node's own errors are not `instanceof Error` in test sandboxes. A refused `localhost`
+ * (::1 and 127.0.0.1) is an AggregateError with an empty message.
  */
 function describe(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error);

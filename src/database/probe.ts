@@ -9,28 +9,27 @@ import { systemClock as clock } from '../util/clock.js';
 import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { attemptSelectOne, classifyConnectionError } from './attempt.js';
+import { attemptSelectOne, type Ca, classifyConnectionError } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
-/** What the database check found: the `database_ready` output and the summary's line. */
+/**
+ * What the database check found (the `database_ready` output, the summary's line): `target` is
+ * `host:port/database`; `answeredAfterMs` counts from the end of the wait for the operations;
+ * `skipped` says why no connection was tried, `problem` why the database is not ready.
+ */
 export interface DatabaseCheck {
   ready: boolean;
-  /** `host:port/database`, never the password. */
   target: string;
   attempts: number;
-  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
   answeredAfterMs?: number;
-  /** Why no connection was tried. */
   skipped?: string;
-  /** Why the database is not ready, when it was tried. */
   problem?: string;
 }
 
+/** `error`: why the attempt failed (one line, no password); `delayMs`: the wait before the next. */
 export interface ProbeAttempt {
   attempt: number;
-  /** Why the attempt failed (one line, no password); absent when the database answered. */
   error?: string;
-  /** The wait before the next attempt, if any. */
   delayMs?: number;
 }
 
@@ -39,11 +38,11 @@ export type ProbeResult = { attempts: number; elapsedMs: number } & (
   { ready: true } | { ready: false; reason: 'timeout' | 'rejected' | 'cancelled'; message: string }
 );
 
-/** Longest single attempt: a Neon compute waking from suspend answers within a few seconds. */
+/** A Neon compute waking from suspend answers within a few seconds. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
-/** Time kept for the last attempt: a retry delay never eats into it. */
+/** Kept for the last attempt: a retry delay never eats into it. */
 const LAST_ATTEMPT_MS = 1_000;
-/** An attempt shorter than this cannot connect anywhere; the probe ends instead. */
+/** Shorter than this, an attempt cannot connect anywhere: the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
 /** Far more than any CA bundle; a file that never ends (`/dev/zero`) stops here. */
@@ -79,7 +78,7 @@ export async function probeDatabase(options: {
     fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
 
   if (signal?.aborted) return cancelled();
-  let ca: string | string[] | undefined;
+  let ca: Ca;
   try {
     const timeout = AbortSignal.timeout(Math.max(0, deadline - clock.now()));
     ca = await readRootCert(target.sslRootCert, AbortSignal.any([timeout, signal ?? timeout]));
@@ -102,7 +101,7 @@ export async function probeDatabase(options: {
     attempts += 1;
     try {
       const timeoutMs = Math.min(ATTEMPT_TIMEOUT_MS, left);
-      await attemptSelectOne({ target, ca, timeoutMs, signal });
+      await attemptSelectOne(target, ca, timeoutMs, signal);
       onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {
@@ -138,10 +137,7 @@ export async function probeDatabase(options: {
  * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
  * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
  */
-async function readRootCert(
-  path: string | undefined,
-  signal: AbortSignal
-): Promise<string | string[] | undefined> {
+async function readRootCert(path: string | undefined, signal: AbortSignal): Promise<Ca> {
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));

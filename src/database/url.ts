@@ -8,8 +8,6 @@ import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
 import { redactUrl } from '../util/redact.js';
 
-export { DatabaseUrlError };
-
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -148,9 +146,10 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
+  const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
   const written = [
-    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1],
-    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*?)@/is.exec(text)?.[1],
+    authority,
+    authority?.split('@')[0],
     ...[...text.matchAll(/[?&]password=([^&#]*)/gi)].map((match) => match[1])
   ];
   const forms = new Set([value, text]);

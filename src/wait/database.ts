@@ -18,12 +18,10 @@ export async function checkDatabase(
   const parsed = settings.databaseUrl;
   if (!parsed) return result;
   const target = describeTarget(parsed);
-  const skip = (why: string): WaitResult => ({
-    ...result,
-    database: { ready: false, target, attempts: 0, skipped: why }
-  });
-  if (!settings.wait) return skip('wait is false');
-  if (result.failure || result.timedOut) return skip('the wait did not succeed');
+  let skipped: string | undefined;
+  if (!settings.wait) skipped = 'wait is false';
+  else if (result.failure || result.timedOut) skipped = 'the wait did not succeed';
+  if (skipped) return { ...result, database: { ready: false, target, attempts: 0, skipped } };
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({
