@@ -27,7 +27,6 @@ export async function attemptSelectOne(
   timeoutMs: number,
   signal?: AbortSignal
 ): Promise<void> {
-  if (signal?.aborted) throw new CancelledError();
   const timeout = AbortSignal.timeout(timeoutMs);
   const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
   const [tries, next] = tlsPlan(target, ca);
@@ -178,13 +177,12 @@ export function classifyConnectionError(
 ): { retry: boolean; message: string } {
   const text = oneLine(describe(error));
   const code = codeOf(error);
-  const rejected = REJECTED_MESSAGES.some((pattern) => pattern.test(text));
   // pg's DatabaseError: the server sent a SQLSTATE.
-  if (code && /^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object))
-    return {
-      retry: !(rejected || REJECTED_SQLSTATE.test(code)),
-      message: `${text} (SQLSTATE ${code})`
-    };
+  const sqlstate = /^[0-9A-Z]{5}$/.test(code ?? '') && 'severity' in (error as object) && code;
+  const rejected =
+    REJECTED_MESSAGES.some((pattern) => pattern.test(text)) ||
+    REJECTED_SQLSTATE.test(sqlstate || '');
+  if (sqlstate) return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
   if (code && TLS_VERIFY_CODE.test(code))
     return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
   if (text === NO_TLS_MESSAGE)

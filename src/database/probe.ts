@@ -65,15 +65,11 @@ export async function probeDatabase(options: {
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
-  // `oneLine` also redacts the registered secrets (a server may quote the user name, which may
-  // equal the password).
-  const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => ({
-    ready: false,
-    reason,
-    message: oneLine(message, MAX_MESSAGE),
-    attempts,
-    elapsedMs: clock.now() - started
-  });
+  // `oneLine` also redacts secrets: a server may quote the user name, which may be the password.
+  const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => {
+    const elapsedMs = clock.now() - started;
+    return { ready: false, reason, message: oneLine(message, MAX_MESSAGE), attempts, elapsedMs };
+  };
   const cancelled = (): ProbeResult =>
     fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
 
@@ -100,8 +96,7 @@ export async function probeDatabase(options: {
   for (let left = deadline - clock.now(); left >= MIN_ATTEMPT_MS; left = deadline - clock.now()) {
     attempts += 1;
     try {
-      const timeoutMs = Math.min(ATTEMPT_TIMEOUT_MS, left);
-      await attemptSelectOne(target, ca, timeoutMs, signal);
+      await attemptSelectOne(target, ca, Math.min(ATTEMPT_TIMEOUT_MS, left), signal);
       onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {

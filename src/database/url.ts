@@ -49,13 +49,12 @@ export function parseDatabaseUrl(value: string) {
   }
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
   const param = (name: string): string | undefined => params.get(name) ?? undefined;
-  for (const [names, why] of REFUSED) {
+  for (const [names, why] of REFUSED)
     for (const name of names) {
       const given = param(name);
       if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
         throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
     }
-  }
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const given = param(name);
     if (given === undefined) return fallback;
@@ -115,10 +114,8 @@ export function parseDatabaseUrl(value: string) {
     password: '',
     /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as verify-ca). */
     sslMode,
-    /** A PEM file of trusted CAs, or `system` (the system's store, and verify-full). */
     sslRootCert,
     channelBinding,
-    /** The methods the server may (or, negated, may not) ask for. */
     requireAuth: auth ? { methods, negated } : undefined,
     minTls,
     maxTls,

@@ -34,17 +34,15 @@ export async function checkDatabase(
     }
   });
   const finishedAt = Date.now();
+  const { attempts } = probe;
   if (probe.ready) {
     deps.log.info(
-      `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s)).`
+      `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${attempts} attempt(s)).`
     );
-    return {
-      ...result,
-      finishedAt,
-      database: { ready: true, target, attempts: probe.attempts, answeredAfterMs: probe.elapsedMs }
-    };
+    const database = { ready: true, target, attempts, answeredAfterMs: probe.elapsedMs };
+    return { ...result, finishedAt, database };
   }
-  const database = { ready: false, target, attempts: probe.attempts, problem: probe.message };
+  const database = { ready: false, target, attempts, problem: probe.message };
   const ending = {
     cancelled: {
       status: WAIT_STATUS.aborted,
