@@ -1,3 +1,4 @@
+import type { DatabaseTarget } from './database/url.js';
 import { checkDatabase } from './wait/database.js';
 import { NeonClient } from './neon/client.js';
 import { consoleLinksFor } from './report/links.js';
@@ -19,8 +20,8 @@ export interface EngineSettings extends WaitSettings {
   apiHost: string;
   summary: boolean;
   summaryLimit: number;
-  /** A PostgreSQL URL to probe with `SELECT 1` once the wait succeeded. */
-  databaseUrl?: string;
+  /** The parsed `database_url`, probed with `SELECT 1` once the wait succeeded. */
+  databaseUrl?: DatabaseTarget;
   /** The summary lists the operations created since then (epoch ms), not only the newest. */
   sinceMs?: number;
 }
