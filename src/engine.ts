@@ -5,7 +5,7 @@ import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
 import { oneLine, truncate } from './util/text.js';
-import type { JobMark, WaitSettings } from './wait/mode.js';
+import type { WaitSettings } from './wait/mode.js';
 import type { WaitLog } from './wait/tracker.js';
 import { type WaitDeps, waitFor } from './wait/wait.js';
 
@@ -29,11 +29,9 @@ export interface EngineLog extends WaitLog {
   debug(message: string): void;
 }
 
-export interface EngineDeps extends Pick<WaitDeps, 'onCheck'> {
+export interface EngineDeps extends Pick<WaitDeps, 'onCheck' | 'onJobMark'> {
   log: EngineLog;
   signal: AbortSignal;
-  /** With `watchJob`: where the job's operations begin, to keep for the post step. */
-  onJobMark?: (mark: JobMark) => void;
 }
 
 /** Settings → wait → database → recent operations → the report. */
@@ -41,24 +39,27 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   const startedAt = Date.now();
   let client: NeonClient;
   try {
-    client = clientFor(settings, deps);
+    client = new NeonClient({
+      baseUrl: settings.apiHost,
+      apiKey: settings.apiKey,
+      signal: deps.signal,
+      onRequest: (path) => deps.log.debug(`GET ${path}`),
+      onRetry: (e) =>
+        deps.log.info(
+          `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`
+        )
+    });
   } catch (error) {
     // undici reads HTTPS_PROXY / HTTP_PROXY when the transport is made: no request is sent.
-    return inputErrorReport(
-      `HTTPS_PROXY / HTTP_PROXY does not hold a usable proxy URL: ${(error as Error).message}`,
-      startedAt,
-      Date.now()
-    );
+    const message = `HTTPS_PROXY / HTTP_PROXY does not hold a usable proxy URL: ${(error as Error).message}`;
+    return inputErrorReport(message, startedAt, Date.now());
   }
   try {
-    const waited = await waitFor(settings, {
-      client,
-      signal: deps.signal,
-      log: deps.log,
-      onJobMark: deps.onJobMark,
-      onCheck: deps.onCheck
-    });
-    const result = await checkDatabase(waited, settings, deps);
+    const result = await checkDatabase(
+      await waitFor(settings, { ...deps, client }),
+      settings,
+      deps
+    );
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {
       waited: settings.wait,
@@ -71,20 +72,6 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   } finally {
     await client.close().catch(() => undefined);
   }
-}
-
-/** The API client: requests in the debug log, retries in the log. */
-function clientFor(settings: EngineSettings, deps: EngineDeps): NeonClient {
-  return new NeonClient({
-    baseUrl: settings.apiHost,
-    apiKey: settings.apiKey,
-    signal: deps.signal,
-    onRequest: (path) => deps.log.debug(`GET ${path}`),
-    onRetry: (e) =>
-      deps.log.info(
-        `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`
-      )
-  });
 }
 
 /** Longest text in a result: the API's texts are not ours to trust. */
@@ -104,10 +91,7 @@ export function resultFields(report: Report) {
     timed_out: report.timedOut,
     operation: report.operations[0] ?? null,
     operations: report.operations,
-    failures_count: report.operations.reduce(
-      (sum, op) => sum + (Number(op.failures_count) || 0),
-      0
-    ),
+    failures_count: report.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0),
     elapsed_seconds: Number(((report.finishedAt - report.startedAt) / 1000).toFixed(1)),
     project_id: report.projectId ?? '',
     ...(report.database && { database_ready: report.database.ready })

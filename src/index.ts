@@ -1,7 +1,6 @@
 import * as core from '@actions/core';
 import { isPostStep, markMainStep } from './action/job-state.js';
-import { run } from './main.js';
-import { runPost } from './post.js';
+import { run, runPost } from './main.js';
 import { redact } from './util/redact.js';
 
 // The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
