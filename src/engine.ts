@@ -10,9 +10,8 @@ import type { WaitLog } from './wait/tracker.js';
 import { type WaitDeps, waitFor } from './wait/wait.js';
 
 /**
- * The engine the action's steps and the command share: settings in, one report out. Whatever
- * happens (a proxy that cannot be used, the API failing, a cancellation), a report comes back;
- * only where it is shown differs (the runner's files and the PR, or a terminal and report files).
+ * The engine the action's steps and the command share: settings in, one report out, whatever
+ * happens (a proxy that cannot be used, the API failing, a cancellation).
  */
 export interface EngineSettings extends WaitSettings {
   apiKey: string;
@@ -25,14 +24,11 @@ export interface EngineSettings extends WaitSettings {
   sinceMs?: number;
 }
 
-export interface EngineLog extends WaitLog {
-  debug(message: string): void;
-}
-
-export interface EngineDeps extends Pick<WaitDeps, 'onCheck' | 'onJobMark'> {
+export type EngineLog = WaitLog & { debug(message: string): void };
+export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
   log: EngineLog;
   signal: AbortSignal;
-}
+};
 
 /** Settings → wait → database → recent operations → the report. */
 export async function runEngine(settings: EngineSettings, deps: EngineDeps): Promise<Report> {
@@ -55,11 +51,8 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
     return inputErrorReport(message, startedAt, Date.now());
   }
   try {
-    const result = await checkDatabase(
-      await waitFor(settings, { ...deps, client }),
-      settings,
-      deps
-    );
+    const waited = await waitFor(settings, { ...deps, client });
+    const result = await checkDatabase(waited, settings, deps);
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {
       waited: settings.wait,
@@ -74,15 +67,9 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
 }
 
-/** Longest text in a result: the API's texts are not ours to trust. */
-const MAX_FIELD_CHARS = 4000;
-
-/** A result value as JSON, every long text shortened whatever field holds it. */
-export function resultJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'string' ? truncate(v, MAX_FIELD_CHARS) : v
-  );
-}
+/** A result value as JSON, every text (the API's are not ours to trust) cut to 4,000 characters. */
+export const resultJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? truncate(v, 4000) : v));
 
 /** The run's result as typed values: the action's outputs (as text) and the command's `--json`. */
 export function resultFields(report: Report) {

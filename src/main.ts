@@ -6,7 +6,6 @@ import { type EngineSettings, runEngine } from './engine.js';
 import { inputErrorReport, type MainVerdict, type Report } from './report/model.js';
 import { readSettings, type Settings, summaryWanted } from './settings.js';
 import { InputError } from './util/errors.js';
-import { WAIT_STATUS } from './wait/status.js';
 
 /** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
 const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
@@ -18,9 +17,8 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
 
 /**
  * The post step (`post-if: always()`): with `watch_job`, every operation the job started since the
- * main step's mark, waited for within `timeout` from now, reported as "Operations during this job"
- * beside the main step's verdict, failing the job when one did not succeed. Without a mark it does
- * nothing and sends no request.
+ * main step's mark, waited for within `timeout` from now and reported beside the main step's
+ * verdict. Without a mark it does nothing and sends no request.
  */
 export async function runPost(signal: AbortSignal): Promise<void> {
   const mark = state.savedJobMark();
@@ -38,10 +36,7 @@ export async function runPost(signal: AbortSignal): Promise<void> {
   await runStep(signal, { settings, main: state.savedMainVerdict() });
 }
 
-/**
- * One step: inputs → engine → publish (summary, comment, outputs, result). An input error is
- * published like any other end, with no request sent.
- */
+/** One step: inputs → engine → publish. An input error is published too, with no request sent. */
 async function runStep(
   signal: AbortSignal,
   post?: { settings: Partial<EngineSettings>; main?: MainVerdict }
@@ -54,13 +49,11 @@ async function runStep(
     if (!(error instanceof InputError)) throw error;
     settings = error;
   }
+  const deps = { log, signal, onJobMark: state.saveJobMark };
   let report =
     settings instanceof InputError
       ? inputErrorReport(settings.message, startedAt, Date.now())
-      : await runEngine(
-          { ...settings, ...post?.settings },
-          { log, signal, onJobMark: state.saveJobMark }
-        );
+      : await runEngine({ ...settings, ...post?.settings }, deps);
   if (post) report = wholeJob({ ...report, waited: true }, post.main);
   await publish(
     settings instanceof InputError ? { summary: summaryWanted(input) } : settings,
@@ -75,7 +68,7 @@ async function runStep(
  * is the worse of the two; the post step fails only for what it saw (the main step already did).
  */
 function wholeJob(report: Report, main: MainVerdict | undefined): Report {
-  if (!main || main.status === WAIT_STATUS.watching) return report;
+  if (!main) return report; // none saved: the main step only set the mark (no ids to wait for)
   const status = report.failure || !main.failure ? report.status : main.status;
   return { ...report, status, mainStep: main };
 }

@@ -3,6 +3,7 @@ import type * as github from '@actions/github';
 import * as log from './log.js';
 import { type Report, stableView } from '../report/model.js';
 import { renderComment } from '../report/summary.js';
+import type { Settings } from '../settings.js';
 import { redact } from '../util/redact.js';
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
@@ -23,8 +24,7 @@ type Target = typeof github.context.repo & { issue_number: number };
 export function pullRequestOf(context: GitHubContext): number | undefined {
   const { eventName, payload } = context;
   const aboutPr =
-    eventName === 'pull_request' ||
-    eventName === 'pull_request_target' ||
+    ['pull_request', 'pull_request_target'].includes(eventName) ||
     (eventName === 'issue_comment' && Boolean(payload.issue?.pull_request));
   const number: unknown = aboutPr && context.issue.number;
   return typeof number === 'number' ? number : undefined;
@@ -38,10 +38,8 @@ export const digestOf = (body: string): string =>
 
 /** Our marker for this tag, with its digest, if the body has one. */
 export function readMarker(body: string, tag: string): { digest: string } | undefined {
-  const start = `${MARKER_PREFIX} tag="${tag}" digest="`;
-  const at = body.indexOf(start);
-  const digest =
-    at < 0 ? undefined : /^([0-9a-f]{16})" -->/.exec(body.slice(at + start.length))?.[1];
+  const after = body.split(`${MARKER_PREFIX} tag="${tag}" digest="`)[1];
+  const digest = after && /^([0-9a-f]{16})" -->/.exec(after)?.[1];
   return digest ? { digest } : undefined;
 }
 
@@ -51,7 +49,7 @@ export function readMarker(body: string, tag: string): { digest: string } | unde
  * with our marker AND written by this token's identity is edited, whatever the token may edit.
  */
 export async function writeComment(
-  options: { token: string; tag: string },
+  { githubToken: token = '', commentTag: tag = '' }: Partial<Settings>,
   report: Report,
   signal?: AbortSignal
 ): Promise<string> {
@@ -66,18 +64,18 @@ export async function writeComment(
       );
       return '';
     }
-    if (!options.token) {
+    if (!token) {
       log.warning('comment_on_pr is true, but github_token is empty; no comment written.');
       return '';
     }
     const target = { ...context.repo, issue_number: issueNumber };
     const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(options.token, {
+    const octokit = getOctokit(token, {
       request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
     });
     // What the report says, without times: an unchanged digest leaves the comment as it is.
     const digest = digestOf(stableView(report));
-    const body = `${marker(options.tag, digest)}\n${redact(renderComment(report))}`;
+    const body = `${marker(tag, digest)}\n${redact(renderComment(report))}`;
     // GraphQL `viewer` answers for every kind of token (an App's as `<app>[bot]`), where REST
     // `GET /user` answers 403. Not knowing, a new comment is written: the old may not be ours.
     const me = await octokit
@@ -90,8 +88,8 @@ export async function writeComment(
               'a new PR comment is written instead of updating one that may not be ours.'
           )
       );
-    const mine = me ? await ourComment(octokit, target, options.tag, me) : undefined;
-    if (mine && readMarker(mine.body ?? '', options.tag)?.digest === digest) {
+    const mine = me ? await ourComment(octokit, target, tag, me) : undefined;
+    if (mine && readMarker(mine.body ?? '', tag)?.digest === digest) {
       log.info(`The PR comment is up to date: ${mine.html_url}`);
       return mine.html_url;
     }
@@ -116,24 +114,17 @@ export async function writeComment(
 }
 
 /**
- * The oldest comment of the PR by `author` that holds our marker for this tag, read through
- * Octokit's paginator: it stops after MAX_COMMENT_PAGES pages, and when GitHub's `Link: rel=next`
- * points at a page already read.
+ * The oldest comment of the PR by `author` with our marker for this tag. Reading stops after
+ * MAX_COMMENT_PAGES pages, and when GitHub's `Link: rel=next` points at a page already read.
  */
 async function ourComment(octokit: Octokit, target: Target, tag: string, author: string) {
   const pagesRead = new Set<string>();
-  const [mine] = await octokit.paginate(
-    octokit.rest.issues.listComments,
-    { ...target, per_page: 100 },
-    (page, done) => {
-      const found = page.data.filter(
-        (c) => c.user?.login === author && readMarker(c.body ?? '', tag) !== undefined
-      );
-      const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1] ?? '';
-      if (found.length || pagesRead.has(next) || pagesRead.add(next).size >= MAX_COMMENT_PAGES)
-        done();
-      return found;
-    }
-  );
+  const params = { ...target, per_page: 100 };
+  const [mine] = await octokit.paginate(octokit.rest.issues.listComments, params, (page, done) => {
+    const ours = page.data.filter((c) => c.user?.login === author && readMarker(c.body ?? '', tag));
+    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1] ?? '';
+    if (ours.length || pagesRead.has(next) || pagesRead.add(next).size >= MAX_COMMENT_PAGES) done();
+    return ours;
+  });
   return mine;
 }

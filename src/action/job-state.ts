@@ -32,11 +32,11 @@ function save(name: string, value: string): boolean {
 
 /** True in the post step: the main step of this action has run in this job. */
 export const isPostStep = (): boolean => core.getState(KEY.ran) === 'true';
-
 export const markMainStep = (): void => void save(KEY.ran, 'true');
 
-export const saveJobMark = (mark: JobMark): void =>
-  void (markSaved = save(KEY.mark, encodeMark(mark)));
+export function saveJobMark(mark: JobMark): void {
+  markSaved = save(KEY.mark, encodeMark(mark));
+}
 
 /** The mark the main step saved; undefined without `watch_job` (the post step then does nothing). */
 export const savedJobMark = (): JobMark | undefined => decodeMark(core.getState(KEY.mark));

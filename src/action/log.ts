@@ -5,22 +5,18 @@ import { defuse, neutralize, truncate } from '../util/text.js';
 
 /** Annotation text, bounded: the log keeps the whole story, an annotation only points to it. */
 const bounded = (message: string): string => truncate(defuse(message), 4000);
-const titled = (title?: string) => (title ? { title } : {});
 
 export const info = (message: string): void => core.info(neutralize(message));
+export const notice = (message: string): void => core.notice(bounded(message));
+export const warning = (message: string, title?: string): void =>
+  core.warning(bounded(message), title ? { title } : {});
 
 export function debug(message: string): void {
   if (core.isDebug()) core.debug(bounded(message));
 }
 
-export const warning = (message: string, title?: string): void =>
-  core.warning(bounded(message), titled(title));
-
-export const notice = (message: string, title?: string): void =>
-  core.notice(bounded(message), titled(title));
-
 /** Marks the step failed, with an error annotation. */
-export function fail(message: string, title?: string): void {
+export function fail(message: string): void {
   process.exitCode = core.ExitCode.Failure;
-  core.error(bounded(message), titled(title));
+  core.error(bounded(message));
 }

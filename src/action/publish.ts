@@ -11,9 +11,8 @@ import { writeComment } from './comment.js';
 import * as log from './log.js';
 
 /**
- * Summary, PR comment, outputs and the step's result, from whatever the run saw (an input error
- * publishes with `summary` alone). Each writer may fail (a full disk, a broken runner file, GitHub
- * refusing the comment); the verdict is still logged and the step's result still matches it.
+ * Summary, PR comment, outputs and the step's result (an input error publishes with `summary`
+ * alone). A writer that fails (a full disk, GitHub refusing the comment) costs only what it writes.
  */
 export async function publish(
   settings: Pick<Settings, 'summary'> & Partial<Settings>,
@@ -24,27 +23,21 @@ export async function publish(
   const deferred = report.status === WAIT_STATUS.watching;
   const summary = settings.summary && !deferred ? safeSummary(report) : '';
   await writeSummary(summary);
-  const comment = { token: settings.githubToken ?? '', tag: settings.commentTag ?? '' };
   const commentUrl =
     settings.commentOnPr && !deferred && report.status !== WAIT_STATUS.aborted
-      ? await writeComment(comment, report, signal)
+      ? await writeComment(settings, report, signal)
       : '';
-  const outputError = setOutputs(report, summary, commentUrl);
-  if (outputError)
-    log.warning(`Could not set the outputs: ${outputError.message}`, 'Outputs not written');
+  setOutputs(report, summary, commentUrl);
+  const took = formatDuration(report.finishedAt - report.startedAt);
   if (report.failure) log.fail(report.failure);
-  else if (!deferred)
-    log.info(
-      `Result: ${report.status} after ${formatDuration(report.finishedAt - report.startedAt)}.`
-    );
+  else if (!deferred) log.info(`Result: ${report.status} after ${took}.`);
 }
 
 /**
  * Sets every output, on every path, so later steps can always gate on them. A runner file that
- * cannot be written loses the outputs, never the verdict: the first failure is returned for the
- * log to say, and the rest are still tried.
+ * cannot be written loses the outputs, never the verdict: every output is tried, one warning said.
  */
-function setOutputs(report: Report, summary: string, commentUrl: string): Error | undefined {
+function setOutputs(report: Report, summary: string, commentUrl: string): void {
   const { operation, operations, elapsed_seconds, database_ready, ...rest } = resultFields(report);
   const outputs = {
     ...rest,
@@ -63,7 +56,7 @@ function setOutputs(report: Report, summary: string, commentUrl: string): Error 
       failed ??= error as Error;
     }
   }
-  return failed;
+  if (failed) log.warning(`Could not set the outputs: ${failed.message}`, 'Outputs not written');
 }
 
 /** The summary, or if rendering it fails on data nobody foresaw, a short one that says so. */
@@ -83,8 +76,7 @@ async function writeSummary(summary: string): Promise<void> {
   await core.summary
     .addRaw(redact(summary), true)
     .write()
-    .catch((error: Error) => {
-      core.summary.emptyBuffer();
-      log.warning(`Could not write the job summary: ${error.message}`, 'Summary not written');
-    });
+    .catch((error: Error) =>
+      log.warning(`Could not write the job summary: ${error.message}`, 'Summary not written')
+    );
 }

@@ -1,8 +1,5 @@
-/**
- * Secrets never leave the process. `::add-mask::` only asks the runner to mask a value in the
- * log; outputs, the summary file and PR comments are not masked by anyone, so every text this
- * action writes passes through `redact` first.
- */
+// Secrets never leave the process. `::add-mask::` masks the log only; outputs, the summary and PR
+// comments are masked by no one, so every text written passes through `redact` first.
 
 const secrets = new Set<string>();
 

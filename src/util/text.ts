@@ -8,10 +8,7 @@ export function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/**
- * Characters that change how the text around them reads without being seen: control characters,
- * line and paragraph separators, and the bidirectional embeddings, overrides and isolates.
- */
+/** Unseen characters that change how text reads: controls, line separators, bidi overrides. */
 export const INVISIBLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 /** The same without the control characters, for text whose line breaks are kept. */
 const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
@@ -20,9 +17,8 @@ const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
  * Text from the API on one line: secrets redacted first (a cut could otherwise leave part of one),
  * control and bidirectional characters and line breaks folded to spaces, then shortened.
  */
-export function oneLine(text: unknown, max = 500): string {
-  return truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
-}
+export const oneLine = (text: unknown, max = 500): string =>
+  truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
 
 /**
  * Text safe in a workflow command's data: secrets redacted, invisible formatting folded, and the
@@ -32,8 +28,8 @@ export const defuse = (text: string): string =>
   redact(text).replace(INVISIBLE_FORMATTING, ' ').replace(/##\[/g, '## [');
 
 /**
- * A log line safe for text from the API (the command's stderr too, in a `run:` step): `defuse`d,
- * and a line starting with `::`, which the runner would read as a command, gets a marker in front.
+ * A log line safe for text from the API, on stdout or stderr: `defuse`d, and `» ` put before a
+ * line starting with `::`, which the runner would read as a command.
  */
 export const neutralize = (text: string): string =>
   defuse(text)
