@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { neutralize, oneLine } from '../src/action/log.js';
+import { neutralize, oneLine } from '../src/util/text.js';
 import { clearSecrets, redact, REDACTED, registerSecret } from '../src/util/redact.js';
 
 afterEach(() => clearSecrets());

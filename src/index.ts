@@ -1,12 +1,10 @@
 import * as core from '@actions/core';
 import { isPostStep, markMainStep } from './action/job-state.js';
-import { run } from './main.js';
-import { runPost } from './post.js';
+import { run, runPost } from './main.js';
 import { redact } from './util/redact.js';
 
-// The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting at once,
-// then report what was seen. Every signal is caught, not only the first: a second one must not
-// reach Node's default handler and end the process before the report is out.
+// The runner sends SIGINT when the job is cancelled (SIGTERM ~7.5 s later): stop waiting, report
+// what was seen. Every signal is caught: a second one must not end the process before the report.
 const controller = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
 

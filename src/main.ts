@@ -1,43 +1,74 @@
-import { saveJobMark, saveMainVerdict } from './action/job-state.js';
+import * as core from '@actions/core';
+import * as state from './action/job-state.js';
 import * as log from './action/log.js';
 import { publish } from './action/publish.js';
-import { readInputs, summaryInputOn } from './action/inputs.js';
-import { type EngineDeps, type EngineSettings, runEngine } from './engine.js';
-import type { Settings } from './settings.js';
-import { inputErrorReport, type Report } from './report/model.js';
+import { type EngineSettings, runEngine } from './engine.js';
+import { inputErrorReport, type MainVerdict, type Report } from './report/model.js';
+import { readSettings, type Settings, summaryWanted } from './settings.js';
 import { InputError } from './util/errors.js';
 
-/** How a step of the action adapts the shared run: the post step watches the job, not the inputs. */
-export interface StepShape {
-  settings?: (settings: Settings) => EngineSettings;
-  report?: (report: Report) => Report;
-  onJobMark?: EngineDeps['onJobMark'];
-}
-
-/**
- * One step, main or post: inputs → engine → publish (summary, comment, outputs, result). Every
- * way it ends is reported the same way in both steps, an input error included (no request sent).
- */
-export async function runStep(signal: AbortSignal, shape: StepShape = {}): Promise<Report> {
-  const startedAt = Date.now();
-  const shown = shape.report ?? ((report: Report) => report);
-  let settings: Settings;
-  try {
-    settings = readInputs();
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    const report = shown(inputErrorReport(error.message, startedAt, Date.now()));
-    await publish({ summary: summaryInputOn() }, report);
-    return report;
-  }
-  const engineSettings = shape.settings?.(settings) ?? settings;
-  const deps = { log, signal, onJobMark: shape.onJobMark };
-  const report = shown(await runEngine(engineSettings, deps));
-  await publish(settings, report, signal);
-  return report;
-}
+/** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
+const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
 
 /** The main step; with `watch_job` it leaves the mark and its verdict for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
-  saveMainVerdict(await runStep(signal, { onJobMark: saveJobMark }));
+  state.saveMainVerdict(await runStep(signal));
+}
+
+/**
+ * The post step (`post-if: always()`): with `watch_job`, every operation the job started since the
+ * main step's mark, waited for within `timeout` from now and reported beside the main step's
+ * verdict. Without a mark it does nothing and sends no request.
+ */
+export async function runPost(signal: AbortSignal): Promise<void> {
+  const mark = state.savedJobMark();
+  if (!mark) return;
+  const settings = {
+    projectId: mark.projectId,
+    operationIds: [],
+    givenOperations: [],
+    jobMark: mark,
+    watchJob: false,
+    // The main step checked the database and listed the recent operations.
+    databaseUrl: undefined,
+    summaryLimit: 0
+  };
+  await runStep(signal, { settings, main: state.savedMainVerdict() });
+}
+
+/** One step: inputs → engine → publish. An input error is published too, with no request sent. */
+async function runStep(
+  signal: AbortSignal,
+  post?: { settings: Partial<EngineSettings>; main?: MainVerdict }
+): Promise<Report> {
+  const startedAt = Date.now();
+  let settings: Settings | InputError;
+  try {
+    settings = readSettings(input, core.setSecret);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    settings = error;
+  }
+  const deps = { log, signal, onJobMark: state.saveJobMark };
+  let report =
+    settings instanceof InputError
+      ? inputErrorReport(settings.message, startedAt, Date.now())
+      : await runEngine({ ...settings, ...post?.settings }, deps);
+  if (post) report = wholeJob({ ...report, waited: true }, post.main);
+  await publish(
+    settings instanceof InputError ? { summary: summaryWanted(input) } : settings,
+    report,
+    signal
+  );
+  return report;
+}
+
+/**
+ * The job's report: what the post step saw, with the main step's verdict beside it. The headline
+ * is the worse of the two; the post step fails only for what it saw (the main step already did).
+ */
+function wholeJob(report: Report, main: MainVerdict | undefined): Report {
+  if (!main) return report; // none saved: the main step only set the mark (no ids to wait for)
+  const status = report.failure || !main.failure ? report.status : main.status;
+  return { ...report, status, mainStep: main };
 }

@@ -10,7 +10,7 @@ import { NEON_API_HOST } from './neon/client.js';
 import { parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
-import { parseDatabaseUrl, secretsOf } from './database/url.js';
+import { type DatabaseTarget, parseDatabaseUrl, secretsOf } from './database/url.js';
 
 export { InputError };
 
@@ -154,11 +154,9 @@ export function sinceInput(value: string, now: number): number | undefined {
   return at;
 }
 
-/** Checked now (a malformed URL is an input error), used after the wait. */
-function databaseUrlInput(value: string): string | undefined {
-  if (value === '') return undefined;
-  parseDatabaseUrl(value);
-  return value;
+/** Parsed now (a malformed URL is an input error), used after the wait. */
+function databaseUrlInput(value: string): DatabaseTarget | undefined {
+  return value === '' ? undefined : parseDatabaseUrl(value);
 }
 
 function optionalId(name: string, value: string): string | undefined {

@@ -4,7 +4,7 @@
  * messages are taken from its documentation.
  */
 import { describe, expect, it } from '@jest/globals';
-import { classifyConnectionError } from '../../src/database/errors.js';
+import { classifyConnectionError } from '../../src/database/attempt.js';
 import { AttemptTimeoutError } from '../../src/util/errors.js';
 
 /** What pg's DatabaseError carries: the server's message, severity and SQLSTATE. */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { retryDelay } from '../../src/database/probe.js';
-import { DatabaseUrlError } from '../../src/database/url.js';
+import { DatabaseUrlError } from '../../src/util/errors.js';
 import { type Cluster, createCluster, freePort, HOST, urlFor } from '../../simulator/postgres.js';
 import { expectNoSecret, failure, runProbe } from '../helpers/probe.js';
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  DatabaseUrlError,
-  describeTarget,
-  parseDatabaseUrl,
-  secretsOf
-} from '../../src/database/url.js';
+import { describeTarget, parseDatabaseUrl, secretsOf } from '../../src/database/url.js';
+import { DatabaseUrlError } from '../../src/util/errors.js';
 import { redactUrl } from '../../src/util/redact.js';
 
 const NEON =

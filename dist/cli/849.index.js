@@ -6381,10 +6381,21 @@ module.exports = eval("require")("pg-native");
 /***/ 3849:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
+__webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   Client: () => (/* binding */ Client)
+/* harmony export */   Client: () => (/* binding */ Client),
+/* harmony export */   Connection: () => (/* binding */ Connection),
+/* harmony export */   DatabaseError: () => (/* binding */ DatabaseError),
+/* harmony export */   Pool: () => (/* binding */ Pool),
+/* harmony export */   Query: () => (/* binding */ Query),
+/* harmony export */   Result: () => (/* binding */ Result),
+/* harmony export */   TypeOverrides: () => (/* binding */ TypeOverrides),
+/* harmony export */   "default": () => (__WEBPACK_DEFAULT_EXPORT__),
+/* harmony export */   defaults: () => (/* binding */ defaults),
+/* harmony export */   escapeIdentifier: () => (/* binding */ escapeIdentifier),
+/* harmony export */   escapeLiteral: () => (/* binding */ escapeLiteral),
+/* harmony export */   types: () => (/* binding */ types)
 /* harmony export */ });
-/* unused harmony exports Pool, Connection, types, Query, DatabaseError, escapeIdentifier, escapeLiteral, Result, TypeOverrides, defaults */
 /* harmony import */ var _lib_index_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3273);
 // ESM wrapper for pg
 
@@ -6405,7 +6416,7 @@ const TypeOverrides = _lib_index_js__WEBPACK_IMPORTED_MODULE_0__.TypeOverrides
 const defaults = _lib_index_js__WEBPACK_IMPORTED_MODULE_0__.defaults
 
 // Re-export the default
-/* unused harmony default export */ var __WEBPACK_DEFAULT_EXPORT__ = ((/* unused pure expression or super */ null && (pg)));
+/* harmony default export */ const __WEBPACK_DEFAULT_EXPORT__ = (_lib_index_js__WEBPACK_IMPORTED_MODULE_0__);
 
 
 /***/ })

@@ -3,6 +3,7 @@ import type * as github from '@actions/github';
 import * as log from './log.js';
 import { type Report, stableView } from '../report/model.js';
 import { renderComment } from '../report/summary.js';
+import type { Settings } from '../settings.js';
 import { redact } from '../util/redact.js';
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
@@ -14,12 +15,7 @@ const MAX_COMMENT_PAGES = 30;
 
 type Octokit = ReturnType<typeof github.getOctokit>;
 export type GitHubContext = Pick<typeof github.context, 'eventName' | 'payload' | 'issue' | 'repo'>;
-
-interface CommentTarget {
-  owner: string;
-  repo: string;
-  issueNumber: number;
-}
+type Target = typeof github.context.repo & { issue_number: number };
 
 /**
  * The PR this event is about, or undefined (a push, a schedule, an issue comment on an issue):
@@ -28,142 +24,107 @@ interface CommentTarget {
 export function pullRequestOf(context: GitHubContext): number | undefined {
   const { eventName, payload } = context;
   const aboutPr =
-    eventName === 'pull_request' ||
-    eventName === 'pull_request_target' ||
+    ['pull_request', 'pull_request_target'].includes(eventName) ||
     (eventName === 'issue_comment' && Boolean(payload.issue?.pull_request));
-  const number: unknown = aboutPr ? context.issue.number : undefined;
+  const number: unknown = aboutPr && context.issue.number;
   return typeof number === 'number' ? number : undefined;
 }
 
-export function marker(tag: string, digest: string): string {
-  return `${MARKER_PREFIX} tag="${tag}" digest="${digest}" -->`;
-}
+export const marker = (tag: string, digest: string): string =>
+  `${MARKER_PREFIX} tag="${tag}" digest="${digest}" -->`;
 
-export function digestOf(body: string): string {
-  return createHash('sha256').update(body).digest('hex').slice(0, 16);
-}
+export const digestOf = (body: string): string =>
+  createHash('sha256').update(body).digest('hex').slice(0, 16);
 
 /** Our marker for this tag, with its digest, if the body has one. */
 export function readMarker(body: string, tag: string): { digest: string } | undefined {
-  const start = `${MARKER_PREFIX} tag="${tag}" digest="`;
-  const at = body.indexOf(start);
-  if (at < 0) return undefined;
-  const digest = body.slice(at + start.length).match(/^([0-9a-f]{16})" -->/)?.[1];
+  const after = body.split(`${MARKER_PREFIX} tag="${tag}" digest="`)[1];
+  const digest = after && /^([0-9a-f]{16})" -->/.exec(after)?.[1];
   return digest ? { digest } : undefined;
 }
 
 /**
  * Creates or updates one sticky comment on the pull request and returns its URL ('' when none was
- * written, with a notice or a warning saying why: a report never fails the step). The comment is
- * found by the marker with this tag AND by its author being this token's identity: GraphQL
- * `viewer { login }`, which answers for every kind of token (GITHUB_TOKEN and App installation
- * tokens as `<app>[bot]`, where REST `GET /user` answers 403). A comment by anyone else is never
- * edited, even one holding a copied marker, whatever the token may edit.
+ * written, with a notice or a warning saying why: a report never fails the step). Only a comment
+ * with our marker AND written by this token's identity is edited, whatever the token may edit.
  */
 export async function writeComment(
-  options: { token: string; tag: string },
+  { githubToken: token = '', commentTag: tag = '' }: Partial<Settings>,
   report: Report,
   signal?: AbortSignal
 ): Promise<string> {
-  let target: CommentTarget | undefined;
+  let issueNumber: number | undefined;
   try {
     // Loaded only here: `context` comes with Octokit, and most runs write no comment.
     const { context, getOctokit } = await import('@actions/github');
-    target = commentTarget(context, options.token);
-    if (!target) return '';
+    issueNumber = pullRequestOf(context);
+    if (issueNumber === undefined) {
+      log.notice(
+        `comment_on_pr is true, but the '${context.eventName}' event is not about a pull request; no comment written.`
+      );
+      return '';
+    }
+    if (!token) {
+      log.warning('comment_on_pr is true, but github_token is empty; no comment written.');
+      return '';
+    }
+    const target = { ...context.repo, issue_number: issueNumber };
     const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(options.token, {
+    const octokit = getOctokit(token, {
       request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
     });
     // What the report says, without times: an unchanged digest leaves the comment as it is.
     const digest = digestOf(stableView(report));
-    const body = `${marker(options.tag, digest)}\n${redact(renderComment(report))}`;
-    const me = await identity(octokit);
-    const mine = me ? await ourComment(octokit, target, options.tag, me) : undefined;
-    if (mine && readMarker(mine.body ?? '', options.tag)?.digest === digest) {
+    const body = `${marker(tag, digest)}\n${redact(renderComment(report))}`;
+    // GraphQL `viewer` answers for every kind of token (an App's as `<app>[bot]`), where REST
+    // `GET /user` answers 403. Not knowing, a new comment is written: the old may not be ours.
+    const me = await octokit
+      .graphql<{ viewer: { login: string } }>('query { viewer { login } }')
+      .then(
+        ({ viewer }) => viewer.login,
+        (error: Error) =>
+          void log.warning(
+            `Could not tell which account github_token writes as (GraphQL viewer: ${redact(error.message)}); ` +
+              'a new PR comment is written instead of updating one that may not be ours.'
+          )
+      );
+    const mine = me ? await ourComment(octokit, target, tag, me) : undefined;
+    if (mine && readMarker(mine.body ?? '', tag)?.digest === digest) {
       log.info(`The PR comment is up to date: ${mine.html_url}`);
       return mine.html_url;
     }
-    const { owner, repo, issueNumber } = target;
+    const { owner, repo } = target;
     const { data } = mine
       ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body })
-      : await octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body });
+      : await octokit.rest.issues.createComment({ ...target, body });
     log.info(`${mine ? 'Updated the PR comment' : 'Commented on the PR'}: ${data.html_url}`);
     return data.html_url;
   } catch (error) {
     const status = (error as { status?: number }).status;
-    if (target && (status === 403 || status === 404)) {
-      log.warning(
-        `The token may not write comments on pull request #${target.issueNumber} (HTTP ${status}). ` +
-          "Give the job 'permissions: pull-requests: write'; on pull requests from forks the token is read-only, " +
-          'so use the pull_request_target event (with care) or leave comment_on_pr off there. The job summary has the report.',
-        'PR comment not written'
-      );
-    } else {
-      log.warning(
-        `Could not write the PR comment: ${redact((error as Error).message ?? String(error))}`,
-        'PR comment not written'
-      );
-    }
+    log.warning(
+      issueNumber !== undefined && (status === 403 || status === 404)
+        ? `The token may not write comments on pull request #${issueNumber} (HTTP ${status}). ` +
+            "Give the job 'permissions: pull-requests: write'; on pull requests from forks the token is read-only, " +
+            'so use the pull_request_target event (with care) or leave comment_on_pr off there. The job summary has the report.'
+        : `Could not write the PR comment: ${redact((error as Error).message ?? String(error))}`,
+      'PR comment not written'
+    );
     return '';
   }
 }
 
-/** Where the comment goes, or undefined (with a notice or warning saying why no comment is written). */
-function commentTarget(context: GitHubContext, token: string): CommentTarget | undefined {
-  const issueNumber = pullRequestOf(context);
-  if (issueNumber === undefined) {
-    log.notice(
-      `comment_on_pr is true, but the '${context.eventName}' event is not about a pull request; no comment written.`
-    );
-    return undefined;
-  }
-  if (!token) {
-    log.warning('comment_on_pr is true, but github_token is empty; no comment written.');
-    return undefined;
-  }
-  return { ...context.repo, issueNumber };
-}
-
 /**
- * The oldest comment of the PR by `author` that holds our marker for this tag. Reading stops after
+ * The oldest comment of the PR by `author` with our marker for this tag. Reading stops after
  * MAX_COMMENT_PAGES pages, and when GitHub's `Link: rel=next` points at a page already read.
  */
-async function ourComment(octokit: Octokit, target: CommentTarget, tag: string, author: string) {
+async function ourComment(octokit: Octokit, target: Target, tag: string, author: string) {
   const pagesRead = new Set<string>();
-  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issueNumber,
-    per_page: 100
+  const params = { ...target, per_page: 100 };
+  const [mine] = await octokit.paginate(octokit.rest.issues.listComments, params, (page, done) => {
+    const ours = page.data.filter((c) => c.user?.login === author && readMarker(c.body ?? '', tag));
+    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1] ?? '';
+    if (ours.length || pagesRead.has(next) || pagesRead.add(next).size >= MAX_COMMENT_PAGES) done();
+    return ours;
   });
-  for await (const page of pages) {
-    const mine = page.data.find(
-      (c) => c.user?.login === author && readMarker(c.body ?? '', tag) !== undefined
-    );
-    if (mine) return mine;
-    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1];
-    if (!next || pagesRead.has(next) || pagesRead.size + 1 >= MAX_COMMENT_PAGES) return undefined;
-    pagesRead.add(next);
-  }
-  return undefined;
-}
-
-/**
- * The login this token writes comments as, or undefined (with a warning) when GitHub does not say:
- * then a new comment is written rather than one edited that may be someone else's.
- */
-async function identity(octokit: Octokit): Promise<string | undefined> {
-  try {
-    const { viewer } = await octokit.graphql<{ viewer: { login: string } }>(
-      'query { viewer { login } }'
-    );
-    return viewer.login;
-  } catch (error) {
-    log.warning(
-      `Could not tell which account github_token writes as (GraphQL viewer: ${redact((error as Error).message)}); ` +
-        'a new PR comment is written instead of updating one that may not be ours.'
-    );
-    return undefined;
-  }
+  return mine;
 }

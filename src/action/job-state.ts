@@ -6,25 +6,18 @@ import type { JobMark } from '../wait/mode.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import * as log from './log.js';
 
-/**
- * What the main step hands the post step, through the runner's state file (`core.saveState` in
- * the main step, `STATE_*` in the post step): that the main step ran, and with `watch_job` where
- * the job's operations begin and what the main step decided. A state file that cannot be written
- * (a directory, a full disk) costs the hand-over only, with a warning: never the step's verdict.
- */
-const MAIN_RAN = 'main_ran';
-const JOB_MARK = 'job_mark';
-const MAIN_VERDICT = 'main_verdict';
+// What the main step hands the post step through the runner's state file: that it ran, and with
+// `watch_job` where the job's operations begin and what it decided. A state file that cannot be
+// written (a directory, a full disk) costs the hand-over only, with a warning, never the verdict.
+const KEY = { ran: 'main_ran', mark: 'job_mark', verdict: 'main_verdict' };
 
 let unwritable = false;
 /** A mark was saved: the post step will watch the job, and shows this step's verdict too. */
 let markSaved = false;
 
 function save(name: string, value: string): boolean {
-  if (unwritable) return false;
   try {
-    core.saveState(name, value);
-    return true;
+    if (!unwritable) core.saveState(name, value);
   } catch (error) {
     unwritable = true;
     log.warning(
@@ -33,35 +26,35 @@ function save(name: string, value: string): boolean {
         'may run this check again.',
       'watch_job unavailable'
     );
-    return false;
   }
+  return !unwritable;
 }
 
 /** True in the post step: the main step of this action has run in this job. */
-export const isPostStep = (): boolean => core.getState(MAIN_RAN) === 'true';
-
-export const markMainStep = (): void => void save(MAIN_RAN, 'true');
+export const isPostStep = (): boolean => core.getState(KEY.ran) === 'true';
+export const markMainStep = (): void => void save(KEY.ran, 'true');
 
 export function saveJobMark(mark: JobMark): void {
-  markSaved = save(JOB_MARK, encodeMark(mark));
+  markSaved = save(KEY.mark, encodeMark(mark));
 }
 
 /** The mark the main step saved; undefined without `watch_job` (the post step then does nothing). */
-export const savedJobMark = (): JobMark | undefined => decodeMark(core.getState(JOB_MARK));
+export const savedJobMark = (): JobMark | undefined => decodeMark(core.getState(KEY.mark));
 
 /** The main step's verdict, bounded, once it reported (with `watch_job` and ids to wait for). */
 export function saveMainVerdict(report: Report): void {
   if (!markSaved || report.status === WAIT_STATUS.watching) return;
   const failure = report.failure && truncate(report.failure, 2000);
-  save(MAIN_VERDICT, JSON.stringify({ status: truncate(report.status, 100), failure }));
+  save(KEY.verdict, JSON.stringify({ status: truncate(report.status, 100), failure }));
 }
 
 export function savedMainVerdict(): MainVerdict | undefined {
   try {
-    const { status, failure } = JSON.parse(core.getState(MAIN_VERDICT)) as Partial<MainVerdict>;
-    if (typeof status !== 'string') return undefined;
-    return { status, failure: typeof failure === 'string' ? failure : undefined };
+    const { status, failure } = JSON.parse(core.getState(KEY.verdict)) as Partial<MainVerdict>;
+    if (typeof status === 'string')
+      return { status, failure: typeof failure === 'string' ? failure : undefined };
   } catch {
-    return undefined;
+    // None saved, or not ours.
   }
+  return undefined;
 }

@@ -1,89 +1,71 @@
 /**
- * One probe attempt: connect with node-postgres, run `SELECT 1`, close. Kept here, as pg lacks it:
- * - TLS as libpq's `sslmode` means it (pg 8.2x verifies under `require`; no allow/prefer fallback).
- * - libpq's checks of how the server asks to authenticate. pg answers any request (cleartext, MD5,
- *   SCRAM with or without PLUS, none), and `enableChannelBinding` only prefers PLUS. The hook: pg's
- *   Client gets the password from the `password` function before it answers any request
- *   (`_getPassword` in pg/lib/client.js, for cleartext, MD5 and SASL alike): that function refuses,
- *   so no byte of the password leaves. Listeners on the Connection, added before the Client's own,
- *   tell it what was asked; `authenticationOk` is checked too (no request, or SCRAM unfinished).
- * - A bound on what the server sends: pg buffers each message whole, and every row.
+ * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
+ * Kept here, as pg lacks it: libpq's `sslmode` (pg 8.2x verifies under `require`; no allow/prefer
+ * fallback); libpq's `channel_binding=require` and `require_auth` (pg answers any request, and
+ * `enableChannelBinding` only prefers PLUS): pg's Client calls the `password` function before it
+ * answers any request (`_getPassword`, pg/lib/client.js), and ours refuses, so no byte of the
+ * password leaves; a bound on what the server sends (pg buffers each message whole, every row).
  */
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Client, ClientConfig, Connection } from 'pg';
 import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import { codeOf, NO_TLS_MESSAGE } from './errors.js';
+import { oneLine } from '../util/text.js';
 import type { DatabaseTarget } from './url.js';
 
-export type PgClientClass = typeof Client;
-
-const APPLICATION_NAME = 'neon-operations-wait-action';
 /** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
 
-export interface AttemptOptions {
-  Client: PgClientClass;
-  target: DatabaseTarget;
-  /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
-  ca?: string | string[];
-  /** Connect, query and close must end within this; the socket is destroyed when it passes. */
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
 /**
  * Resolves when the database answered; rejects with pg's or Node's error, `AttemptTimeoutError`
- * when `timeoutMs` passed, or `CancelledError` when the signal aborted. The connection is closed
- * either way.
+ * when `timeoutMs` passed (the socket is destroyed then), or `CancelledError`.
  */
-export async function attemptSelectOne(options: AttemptOptions): Promise<void> {
-  const { target, signal } = options;
-  if (signal?.aborted) throw new CancelledError();
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+export async function attemptSelectOne(
+  target: DatabaseTarget,
+  ca: Ca,
+  timeoutMs: number,
+  signal?: AbortSignal
+): Promise<void> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
-  try {
-    const [tries, next] = tlsPlan(target, options.ca);
-    for (const [index, ssl] of tries.entries()) {
-      try {
-        return await selectOne(options.Client, target, ssl, bound);
-      } catch (error) {
-        if (index === tries.length - 1 || bound.aborted || !next(error)) throw error;
-      }
+  const [tries, next] = tlsPlan(target, ca);
+  for (const [index, ssl] of tries.entries()) {
+    try {
+      return await selectOne(target, ssl, bound);
+    } catch (error) {
+      if (signal?.aborted) throw new CancelledError();
+      if (timeout.aborted)
+        throw new AttemptTimeoutError(`no answer within ${formatDuration(timeoutMs)}`);
+      if (index === tries.length - 1 || !next?.(error)) throw error;
     }
-  } catch (error) {
-    if (signal?.aborted) throw new CancelledError();
-    if (timeout.aborted)
-      throw new AttemptTimeoutError(`no answer within ${formatDuration(options.timeoutMs)}`);
-    throw error;
   }
 }
 
 type Tls = false | ConnectionOptions;
+/** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
+export type Ca = string | string[] | undefined;
 
-/** What libpq's sslmode means: the TLS settings tried in order, and which failure means "next". */
-function tlsPlan(target: DatabaseTarget, ca?: string | string[]): [Tls[], (e: unknown) => boolean] {
+/** libpq's sslmode: the TLS settings tried in order, and which failure moves to the next. */
+function tlsPlan(target: DatabaseTarget, ca: Ca): [Tls[], ((e: unknown) => boolean)?] {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
-  const encryptOnly: Tls = { ...versions, rejectUnauthorized: false };
-  const verify: Tls = { ...versions, rejectUnauthorized: true, ...(ca && { ca }) };
-  let mode = target.sslMode;
-  // libpq: with a root certificate, `require` verifies the chain; channel binding needs TLS.
-  if (mode === 'require' && target.sslRootCert !== undefined) mode = 'verify-ca';
-  if ((mode === 'allow' || mode === 'prefer') && target.channelBinding === 'require')
+  const encrypt: Tls = { ...versions, rejectUnauthorized: false };
+  const verify: Tls = { ...versions, rejectUnauthorized: true, ca };
+  // libpq: a root certificate makes `require` verify the chain; channel binding needs TLS.
+  let mode = target.sslMode === 'require' && target.sslRootCert ? 'verify-ca' : target.sslMode;
+  if (target.channelBinding === 'require' && (mode === 'allow' || mode === 'prefer'))
     mode = 'require';
-  // allow: plain first, TLS when the server turned plain away (pg_hba.conf: hostssl only);
-  // prefer: TLS first, plain only when the server has no TLS at all.
-  if (mode === 'allow') return [[false, encryptOnly], (e) => codeOf(e) === '28000'];
-  if (mode === 'prefer')
-    return [[encryptOnly, false], (e) => (e as Error)?.message === NO_TLS_MESSAGE];
-  const only: Tls = {
-    disable: false as const,
-    require: encryptOnly,
-    'verify-ca': { ...verify, checkServerIdentity: () => undefined },
-    'verify-full': verify
-  }[mode];
-  return [[only], () => false];
+  const plans: Record<typeof mode, ReturnType<typeof tlsPlan>> = {
+    disable: [[false]],
+    // Plain first, TLS when the server turns plain away (pg_hba.conf: hostssl only).
+    allow: [[false, encrypt], (e) => codeOf(e) === '28000'],
+    // TLS first, plain only when the server has no TLS at all.
+    prefer: [[encrypt, false], (e) => (e as Error)?.message === NO_TLS_MESSAGE],
+    require: [[encrypt]],
+    'verify-ca': [[{ ...verify, checkServerIdentity: () => undefined }]],
+    'verify-full': [[verify]]
+  };
+  return plans[mode];
 }
 
 const ASKED = {
@@ -92,62 +74,48 @@ const ASKED = {
   md5: 'asked for an MD5 password',
   'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
 };
-type Asked = keyof typeof ASKED;
-
-/** Why libpq would refuse the way the server asks to authenticate; undefined when it would not. */
-export function authRefusal(
-  target: DatabaseTarget,
-  asked: Asked,
-  plus: boolean
-): string | undefined {
-  if (target.channelBinding === 'require' && !plus) {
-    return `channel_binding=require, and the server ${ASKED[asked]} (only SCRAM-SHA-256-PLUS may authenticate)`;
-  }
-  const rule = target.requireAuth;
-  if (rule && rule.methods.includes(asked) === rule.negated) {
-    const list = rule.methods.map((method) => (rule.negated ? `!${method}` : method)).join(',');
-    return `require_auth=${list}, and the server ${ASKED[asked].replace(/ without .*/, '')}`;
-  }
-  return undefined;
-}
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
-async function selectOne(
-  Client: PgClientClass,
-  target: DatabaseTarget,
-  ssl: Tls,
-  signal: AbortSignal
-): Promise<void> {
+async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal): Promise<void> {
+  // Loaded on first use: runs without `database_url` never load pg.
+  const pg = (await import('pg')) as { Client: typeof Client };
   if (signal.aborted) throw new CancelledError();
-  let asked: Asked = 'none';
+  let asked: keyof typeof ASKED = 'none';
   let plus = false;
   let proven = false;
   let received = 0;
+  // Why libpq would refuse the way the server asks to authenticate.
+  const refusal = (): string | undefined => {
+    if (target.channelBinding === 'require' && !plus)
+      return `channel_binding=require, and the server ${ASKED[asked]} (only SCRAM-SHA-256-PLUS may authenticate)`;
+    const rule = target.requireAuth;
+    if (rule && rule.methods.includes(asked) === rule.negated) {
+      const list = rule.methods.map((method) => (rule.negated ? `!${method}` : method));
+      return `require_auth=${list.join(',')}, and the server ${ASKED[asked].replace(/ without .*/, '')}`;
+    }
+  };
   const refused = (why: string): Error => new Error(`authentication refused: ${why}`);
-  const config: ClientConfig & { sslnegotiation: string } = {
+  const client = new pg.Client({
     host: target.host,
     port: target.port,
     user: target.user,
+    database: target.database,
     password: () => {
-      const why = authRefusal(target, asked, plus);
+      const why = refusal();
       if (why !== undefined) throw refused(`${why}; no password was sent`);
       return target.password;
     },
-    database: target.database,
     ssl,
     sslnegotiation: target.directTls ? 'direct' : 'postgres',
     enableChannelBinding: ssl !== false && target.channelBinding !== 'disable',
-    application_name: target.applicationName ?? APPLICATION_NAME,
-    ...(target.options !== undefined && { options: target.options })
-  };
-  const client = new Client(config);
-  // After connecting, pg reports a dropped connection as an 'error' event; the awaited calls
-  // below already reject with it.
+    application_name: target.applicationName ?? 'neon-operations-wait-action',
+    options: target.options
+  } as ClientConfig);
+  // Once connected, pg also reports a dropped connection as an 'error' event: the awaited calls
+  // below reject with it already.
   client.on('error', () => undefined);
-  const con: Connection & { stream: Socket } = client.connection as never;
-  const destroy = (): void => {
-    con.stream.destroy();
-  };
+  const con = client.connection as Connection & { stream: Socket };
+  const destroy = (): void => void con.stream.destroy();
   con.on('authenticationCleartextPassword', () => (asked = 'password'));
   con.on('authenticationMD5Password', () => (asked = 'md5'));
   con.on('authenticationSASL', (message: { mechanisms: string[] }) => {
@@ -157,16 +125,12 @@ async function selectOne(
   // Seen before pg checks the server's signature; a bad one fails the connection there.
   con.on('authenticationSASLFinal', () => (proven = true));
   con.on('authenticationOk', () => {
-    const why =
-      authRefusal(target, asked, plus) ??
-      (asked === 'scram-sha-256' && !proven
-        ? 'the server ended SCRAM without its proof'
-        : undefined);
+    const unproven = asked === 'scram-sha-256' && !proven;
+    const why = refusal() ?? (unproven ? 'the server ended SCRAM without its proof' : undefined);
     if (why !== undefined) con.emit('error', refused(why));
   });
   const count = (chunk: Buffer): void => {
-    received += chunk.length;
-    if (received > MAX_BYTES) destroy();
+    if ((received += chunk.length) > MAX_BYTES) destroy();
   };
   for (const event of ['connect', 'sslconnect']) con.on(event, () => con.stream.on('data', count));
 
@@ -188,4 +152,62 @@ async function selectOne(
     signal.removeEventListener('abort', destroy);
     if (!answered) destroy();
   }
+}
+
+/** SQLSTATEs waiting does not fix: 28 (password, role, pg_hba.conf), 3D000 (no such database), 42. */
+const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
+
+/** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
+const TLS_VERIFY_CODE =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
+
+/** Messages waiting does not fix: our checks, Neon's proxy refusing, pg's SCRAM failures. */
+const REJECTED_MESSAGES = [
+  /^(authentication refused: |the server sent more than |SASL: )/,
+  /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
+];
+
+/** pg's error when `sslmode` needs TLS and the server answers that it has none. */
+const NO_TLS_MESSAGE = 'The server does not support SSL connections';
+
+/** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
+export function classifyConnectionError(
+  error: unknown,
+  tls: string
+): { retry: boolean; message: string } {
+  const text = oneLine(describe(error));
+  const code = codeOf(error);
+  // pg's DatabaseError: the server sent a SQLSTATE.
+  const sqlstate = /^[0-9A-Z]{5}$/.test(code ?? '') && 'severity' in (error as object) && code;
+  const rejected =
+    REJECTED_MESSAGES.some((pattern) => pattern.test(text)) ||
+    REJECTED_SQLSTATE.test(sqlstate || '');
+  if (sqlstate) return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
+  if (code && TLS_VERIFY_CODE.test(code))
+    return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
+  if (text === NO_TLS_MESSAGE)
+    return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
+  if (/client password must be a (non-empty )?string/.test(text))
+    return { retry: false, message: 'the server asks for a password, and the URL has none' };
+  // Anything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
+  // "Console request failed", rate limits) may pass: retry it until the deadline.
+  return { retry: !rejected, message: text };
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Duck-typed: Node's own errors are not `instanceof Error` in test sandboxes. A refused `localhost`
+ * (::1 and 127.0.0.1) is an AggregateError with an empty message.
+ */
+function describe(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const { message: m, errors } = error as { message?: unknown; errors?: unknown };
+  const message = typeof m === 'string' ? m : '';
+  if (message === '' && Array.isArray(errors) && errors.length > 0)
+    return [...new Set(errors.map((each: unknown) => describe(each)))].join('; ');
+  return message || codeOf(error) || String(error);
 }

@@ -1,8 +1,6 @@
 /**
- * The database readiness probe: after Neon reports the operations done, the compute may still be
- * starting or waking. Connect and `SELECT 1` until it answers or the deadline passes; stop at
- * once when waiting cannot help (credentials, role, database, certificate). The driver is loaded
- * here, on first use, so that runs without `database_url` never load it.
+ * The readiness probe: once Neon reports the operations done, the compute may still be starting or
+ * waking. `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -11,58 +9,40 @@ import { systemClock as clock } from '../util/clock.js';
 import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { attemptSelectOne, type PgClientClass } from './attempt.js';
-import { classifyConnectionError } from './errors.js';
+import { attemptSelectOne, type Ca, classifyConnectionError } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
-/** What the database check found: the `database_ready` output and the summary's line. */
+/**
+ * What the database check found (the `database_ready` output, the summary's line): `target` is
+ * `host:port/database`; `answeredAfterMs` counts from the end of the wait for the operations;
+ * `skipped` says why no connection was tried, `problem` why the database is not ready.
+ */
 export interface DatabaseCheck {
   ready: boolean;
-  /** `host:port/database`, never the password. */
   target: string;
   attempts: number;
-  /** From the end of the wait for the operations to the first answer of `SELECT 1`. */
   answeredAfterMs?: number;
-  /** Why no connection was tried. */
   skipped?: string;
-  /** Why the database is not ready, when it was tried. */
   problem?: string;
 }
 
+/** `error`: why the attempt failed (one line, no password); `delayMs`: the wait before the next. */
 export interface ProbeAttempt {
   attempt: number;
-  /** Why the attempt failed (one line, no password); absent when the database answered. */
   error?: string;
-  /** How long the probe waits before the next attempt; absent when there is none. */
   delayMs?: number;
 }
 
-export interface ProbeOptions {
-  /** The parsed `database_url`. */
-  target: DatabaseTarget;
-  /** Epoch ms by which the database must have answered. */
-  deadline: number;
-  signal?: AbortSignal;
-  onAttempt?: (attempt: ProbeAttempt) => void;
-}
+/** `rejected`: not retried; `message`: one line naming host:port/database, never the password. */
+export type ProbeResult = { attempts: number; elapsedMs: number } & (
+  { ready: true } | { ready: false; reason: 'timeout' | 'rejected' | 'cancelled'; message: string }
+);
 
-export type ProbeResult =
-  | { ready: true; attempts: number; elapsedMs: number }
-  | {
-      ready: false;
-      /** `rejected`: not retried (credentials, role, database, TLS, sslrootcert). */
-      reason: 'timeout' | 'rejected' | 'cancelled';
-      /** One line naming host:port/database, never the password. */
-      message: string;
-      attempts: number;
-      elapsedMs: number;
-    };
-
-/** Longest single attempt: a Neon compute waking from suspend answers within a few seconds. */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
-/** Time kept for the last attempt: a retry delay never eats into it. */
-export const LAST_ATTEMPT_MS = 1_000;
-/** An attempt shorter than this cannot connect anywhere; the probe ends instead. */
+/** A Neon compute waking from suspend answers within a few seconds. */
+const ATTEMPT_TIMEOUT_MS = 15_000;
+/** Kept for the last attempt: a retry delay never eats into it. */
+const LAST_ATTEMPT_MS = 1_000;
+/** Shorter than this, an attempt cannot connect anywhere: the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
 /** Far more than any CA bundle; a file that never ends (`/dev/zero`) stops here. */
@@ -74,30 +54,30 @@ export function retryDelay(attempt: number, random: () => number = Math.random):
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult> {
-  const { target, deadline, signal } = options;
+/** `deadline`: epoch ms by which the database must have answered. */
+export async function probeDatabase(options: {
+  target: DatabaseTarget;
+  deadline: number;
+  signal?: AbortSignal;
+  onAttempt?: (attempt: ProbeAttempt) => void;
+}): Promise<ProbeResult> {
+  const { target, deadline, signal, onAttempt } = options;
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
-  // Messages hold host, port, database and pg's or Node's errors; `oneLine` redacts the registered
-  // secrets from them (a server may quote the user name, which may equal the password).
-  const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => ({
-    ready: false,
-    reason,
-    message: oneLine(message, MAX_MESSAGE),
-    attempts,
-    elapsedMs: clock.now() - started
-  });
+  // `oneLine` also redacts secrets: a server may quote the user name, which may be the password.
+  const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => {
+    const elapsedMs = clock.now() - started;
+    return { ready: false, reason, message: oneLine(message, MAX_MESSAGE), attempts, elapsedMs };
+  };
   const cancelled = (): ProbeResult =>
-    fail(
-      'cancelled',
-      `The database probe of ${where} was cancelled after ${plural(attempts, 'attempt')}.`
-    );
+    fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
 
   if (signal?.aborted) return cancelled();
-  let ca: string | string[] | undefined;
+  let ca: Ca;
   try {
-    ca = await readRootCert(target.sslRootCert, deadline - clock.now(), signal);
+    const timeout = AbortSignal.timeout(Math.max(0, deadline - clock.now()));
+    ca = await readRootCert(target.sslRootCert, AbortSignal.any([timeout, signal ?? timeout]));
   } catch (error) {
     if (signal?.aborted) return cancelled();
     const { code, message, name } = error as NodeJS.ErrnoException;
@@ -106,45 +86,33 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
     );
   }
-  const { Client } = (await import('pg')) as { Client: PgClientClass };
+  // What asked for TLS, for messages: channel_binding=require turns allow and prefer into require.
+  const asked =
+    target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
+      ? 'channel_binding=require'
+      : `sslmode=${target.sslMode}`;
 
   let lastError = 'no attempt was made';
-  for (;;) {
-    const left = deadline - clock.now();
-    if (left < MIN_ATTEMPT_MS) {
-      return fail(
-        'timeout',
-        `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
-          `(${plural(attempts, 'attempt')}; last error: ${lastError}).`
-      );
-    }
+  for (let left = deadline - clock.now(); left >= MIN_ATTEMPT_MS; left = deadline - clock.now()) {
     attempts += 1;
     try {
-      await attemptSelectOne({
-        Client,
-        target,
-        ca,
-        timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left),
-        signal
-      });
-      options.onAttempt?.({ attempt: attempts });
+      await attemptSelectOne(target, ca, Math.min(ATTEMPT_TIMEOUT_MS, left), signal);
+      onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     } catch (error) {
       if (error instanceof CancelledError) return cancelled();
-      const { retry, message } = classifyConnectionError(error, tlsLabel(target));
+      const { retry, message } = classifyConnectionError(error, asked);
       // Redacted before cutting, so that no half of a secret survives the cut.
       lastError = oneLine(message, MAX_MESSAGE);
       if (!retry) {
-        options.onAttempt?.({ attempt: attempts, error: lastError });
+        onAttempt?.({ attempt: attempts, error: lastError });
         return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
       }
       // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
       const rest = deadline - clock.now();
-      const delayMs = Math.max(
-        0,
-        Math.min(retryDelay(attempts), rest - (rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0))
-      );
-      options.onAttempt?.({ attempt: attempts, error: lastError, delayMs });
+      const kept = rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0;
+      const delayMs = Math.max(0, Math.min(retryDelay(attempts), rest - kept));
+      onAttempt?.({ attempt: attempts, error: lastError, delayMs });
       try {
         await clock.sleep(delayMs, signal);
       } catch {
@@ -152,6 +120,11 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
       }
     }
   }
+  return fail(
+    'timeout',
+    `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
+      `(${plural(attempts)}; last error: ${lastError}).`
+  );
 }
 
 /**
@@ -159,38 +132,23 @@ export async function probeDatabase(options: ProbeOptions): Promise<ProbeResult>
  * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
  * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
  */
-async function readRootCert(
-  path: string | undefined,
-  leftMs: number,
-  cancel?: AbortSignal
-): Promise<string | string[] | undefined> {
+async function readRootCert(path: string | undefined, signal: AbortSignal): Promise<Ca> {
   if (path === undefined) return undefined;
   if (path === 'system') return tls.getCACertificates?.('system');
-  const signal = AbortSignal.any([
-    AbortSignal.timeout(Math.max(0, leftMs)),
-    ...(cancel ? [cancel] : [])
-  ]);
   const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const read = async (): Promise<string> => {
+    if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
+    return buffer.toString('utf8', 0, bytesRead);
+  };
   const stop = new Promise<never>((_, reject) =>
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
   );
-  try {
-    if (!(await Promise.race([file.stat(), stop])).isFile()) throw new Error('not a regular file');
-    const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
-    const { bytesRead } = await Promise.race([file.read(buffer, 0, buffer.length, 0), stop]);
-    if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
-    return buffer.toString('utf8', 0, bytesRead);
-  } finally {
-    void file.close();
-  }
+  return Promise.race([read(), stop]).finally(() => void file.close());
 }
 
-function tlsLabel(target: DatabaseTarget): string {
-  return target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
-    ? 'channel_binding=require'
-    : `sslmode=${target.sslMode}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+function plural(attempts: number): string {
+  return `${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }

@@ -1,53 +1,21 @@
 /**
- * The `database_url` input, a libpq connection URL. pg's own parser (`pg-connection-string`) splits
- * it: host, port, user, password, database, options. Its TLS reading is not used, even with
- * `useLibpqCompat`: it reads `sslrootcert` whole and synchronously (a FIFO blocks, `/dev/zero`
- * fills memory), knows no `sslrootcert=system`, and ignores `channel_binding` and `require_auth`.
- * Kept here: libpq 16's reading of those, and a clear input error for what cannot be honoured.
- *
- * Parameters: honoured `sslmode`, `sslrootcert` (a file, or `system`: verify-full against the
- * system's CAs), `channel_binding`, `require_auth`, `ssl_min_protocol_version`, `sslnegotiation`,
- * `ssl_max_protocol_version`, and what pg reads (`host`, `port`, `dbname`, `user`, `password`,
- * `options`, `application_name`). Refused: `REFUSED`. Others (`connect_timeout`, ...) are ignored.
+ * `database_url`, a libpq URL. pg's own parser (`pg-connection-string`) splits it; its TLS reading
+ * is not used: it reads `sslrootcert` whole and synchronously (a FIFO blocks, `/dev/zero` fills
+ * memory), knows no `sslrootcert=system`, and ignores `channel_binding` and `require_auth`. Kept
+ * here: libpq 16's reading of those, and an input error for every parameter pg cannot honour.
  */
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
 import { redactUrl } from '../util/redact.js';
 
-const EXPECTED_FORM =
-  'postgresql://user:password@host[:port]/database?sslmode=require (or postgres://...)';
-
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
-export type SslMode = (typeof SSL_MODES)[number];
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-type TlsVersion = (typeof TLS_VERSIONS)[number];
 
-export interface DatabaseTarget {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  /** Not enumerable, so that logging or serialising a target does not print it. Empty when absent. */
-  readonly password: string;
-  /** libpq semantics: `require` encrypts without verifying (unless `sslRootCert` is set: then as `verify-ca`). */
-  sslMode: SslMode;
-  /** Path of a PEM file of trusted CAs, or `system` for the system's CA store. */
-  sslRootCert?: string;
-  channelBinding: 'disable' | 'prefer' | 'require';
-  /** libpq's `require_auth`: the methods the server may (or, negated, may not) ask for. */
-  requireAuth?: { methods: string[]; negated: boolean };
-  minTls?: TlsVersion;
-  maxTls?: TlsVersion;
-  directTls?: boolean;
-  /** libpq `options` (Neon reads `endpoint=<id>` from it when a client cannot send SNI). */
-  options?: string;
-  applicationName?: string;
-}
+/** The parsed URL; an absent optional parameter is `undefined`. */
+export type DatabaseTarget = ReturnType<typeof parseDatabaseUrl>;
 
-export { DatabaseUrlError };
-
-/** libpq parameters that would tighten security or move the connection, which pg cannot honour. */
+/** Parameters that would tighten security or move the connection, which pg cannot honour. */
 const REFUSED: [string[], string][] = [
   [['sslcert', 'sslkey', 'sslpassword', 'sslcertmode'], 'client certificates are not supported'],
   [['sslcrl', 'sslcrldir'], 'certificate revocation lists are not supported'],
@@ -59,16 +27,17 @@ const REFUSED: [string[], string][] = [
 /** Values of those that ask for nothing more than this check does. */
 const HARMLESS = /^(sslcertmode=(disable|allow)|gssencmode=(disable|prefer))$/;
 
-/** Parses `database_url`; throws `DatabaseUrlError`, which never quotes the password. */
-export function parseDatabaseUrl(value: string): DatabaseTarget {
+/** Throws `DatabaseUrlError`, which never quotes the password. */
+export function parseDatabaseUrl(value: string) {
   const text = value.trim();
   if (text === '') throw invalid('is empty');
   // Until the URL parses, nothing of it is shown: any part may be the password.
   if (!/^postgres(ql)?:\/\//i.test(text)) throw invalid('does not start with postgresql://');
-  let url: URL;
+  let params: URLSearchParams;
   let config: ReturnType<typeof parse>;
   try {
-    url = new URL(text);
+    const url = new URL(text);
+    params = new URLSearchParams(url.search);
     // Files are read by the probe, bounded; pg's parser would read them at once.
     for (const name of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'])
       url.searchParams.delete(name);
@@ -79,15 +48,13 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
     );
   }
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
-  const params = new URL(text).searchParams;
   const param = (name: string): string | undefined => params.get(name) ?? undefined;
-  for (const [names, why] of REFUSED) {
+  for (const [names, why] of REFUSED)
     for (const name of names) {
       const given = param(name);
       if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
         throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
     }
-  }
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const given = param(name);
     if (given === undefined) return fallback;
@@ -122,48 +89,45 @@ export function parseDatabaseUrl(value: string): DatabaseTarget {
   const directTls = oneOf('sslnegotiation', ['postgres', 'direct'], 'postgres') === 'direct';
   if (directTls && !['require', 'verify-ca', 'verify-full'].includes(sslMode))
     throw fail(`has sslnegotiation=direct with sslmode=${sslMode}; it needs require or stronger`);
-
   const [minTls, maxTls] = ['min', 'max'].map((end) => {
     const name = `ssl_${end}_protocol_version`;
     return param(name) ? oneOf(name, TLS_VERSIONS, 'TLSv1.2') : undefined;
   });
   if (minTls && maxTls && TLS_VERSIONS.indexOf(minTls) > TLS_VERSIONS.indexOf(maxTls))
     throw fail(`has ssl_min_protocol_version=${minTls} above ssl_max_protocol_version=${maxTls}`);
+  // libpq's require_auth: a list of methods, all plain or all negated with `!`.
+  const auth = param('require_auth') || undefined;
+  const items = auth?.toLowerCase().split(',') ?? [];
+  const negated = items[0]?.startsWith('!') ?? false;
+  const methods = items.map((item) => item.replace(/^!/, ''));
+  if (methods.some((m, i) => items[i]?.startsWith('!') !== negated || !AUTH_METHODS.includes(m)))
+    throw fail(
+      `has require_auth=${auth}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
+    );
 
-  const target: DatabaseTarget = {
+  const target = {
     host,
     port,
     database: param('dbname') || config.database || user,
     user,
+    /** Not enumerable (below): logging or serialising a target does not show it. */
     password: '',
+    /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as verify-ca). */
     sslMode,
+    sslRootCert,
     channelBinding,
-    ...(sslRootCert && { sslRootCert }),
-    ...(param('require_auth') && { requireAuth: requireAuth(param('require_auth') ?? '', fail) }),
-    ...(minTls && { minTls }),
-    ...(maxTls && { maxTls }),
-    ...(directTls && { directTls }),
-    ...(config.options && { options: config.options }),
-    ...(config.application_name && { applicationName: config.application_name })
+    requireAuth: auth ? { methods, negated } : undefined,
+    minTls,
+    maxTls,
+    directTls: directTls || undefined,
+    /** Neon reads `endpoint=<id>` from it when a client cannot send SNI. */
+    options: config.options || undefined,
+    applicationName: config.application_name || undefined
   };
-  Object.defineProperty(target, 'password', { value: config.password ?? '', enumerable: false });
-  return target;
-}
-
-/** libpq: a list of methods, all plain or all negated with `!`. */
-function requireAuth(value: string, fail: (reason: string) => DatabaseUrlError) {
-  const items = value.toLowerCase().split(',');
-  const negated = items[0]?.startsWith('!') ?? false;
-  const methods = items.map((item) => item.replace(/^!/, ''));
-  if (
-    items.every(
-      (item, i) => item.startsWith('!') === negated && AUTH_METHODS.includes(methods[i] ?? '')
-    )
-  )
-    return { methods, negated };
-  throw fail(
-    `has require_auth=${value}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
-  );
+  return Object.defineProperty(target, 'password', {
+    value: config.password ?? '',
+    enumerable: false
+  });
 }
 
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */
@@ -179,14 +143,14 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
+  const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
   const written = [
-    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1],
-    /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*?)@/is.exec(text)?.[1],
+    authority,
+    authority?.split('@')[0],
     ...[...text.matchAll(/[?&]password=([^&#]*)/gi)].map((match) => match[1])
   ];
   const forms = new Set([value, text]);
-  for (const password of written) {
-    if (!password) continue;
+  for (const password of written.filter(Boolean) as string[]) {
     let decoded = password;
     try {
       decoded = decodeURIComponent(password);
@@ -199,8 +163,8 @@ export function secretsOf(value: string): string[] {
 }
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {
-  const what = shown === undefined ? '' : ` '${shown}'`;
   return new DatabaseUrlError(
-    `Invalid input 'database_url'${what}: it ${reason}. Expected ${EXPECTED_FORM}.`
+    `Invalid input 'database_url'${shown === undefined ? '' : ` '${shown}'`}: it ${reason}. ` +
+      'Expected postgresql://user:password@host[:port]/database?sslmode=require (or postgres://...).'
   );
 }

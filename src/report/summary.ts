@@ -113,12 +113,7 @@ function viewOf(report: Report): View {
 }
 
 function uniqueById(ops: readonly Operation[]): Operation[] {
-  const seen = new Set<string>();
-  return ops.filter((op) => {
-    if (seen.has(op.id)) return false;
-    seen.add(op.id);
-    return true;
-  });
+  return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
 function render(report: Report, view: View, shape: Shape, kind: Kind): string {

@@ -8,33 +8,30 @@ export function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/**
- * Characters that change how the text around them reads without being seen: control characters,
- * line and paragraph separators, and the bidirectional embeddings, overrides and isolates.
- */
+/** Unseen characters that change how text reads: controls, line separators, bidi overrides. */
 export const INVISIBLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 /** The same without the control characters, for text whose line breaks are kept. */
-export const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
+const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 
 /**
  * Text from the API on one line: secrets redacted first (a cut could otherwise leave part of one),
  * control and bidirectional characters and line breaks folded to spaces, then shortened.
  */
-export function oneLine(text: unknown, max = 500): string {
-  return truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
-}
+export const oneLine = (text: unknown, max = 500): string =>
+  truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
 
 /**
- * A log line made safe for text from the API: secrets are redacted, and no line can be read by the
- * Actions runner as a workflow command (the command's stderr too, in a `run:` step). The runner
- * reads `::name::` at the start of a line, and the legacy `##[name]` anywhere in it: a line starting
- * with `::` gets a marker in front, and every `##[` becomes `## [`.
+ * Text safe in a workflow command's data: secrets redacted, invisible formatting folded, and the
+ * legacy `##[name]` command, which the Actions runner reads anywhere in a line, broken as `## [`.
  */
-export function neutralize(text: string): string {
-  return redact(text)
-    .replace(INVISIBLE_FORMATTING, ' ')
-    .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/##\[/g, '## ['))
-    .map((line) => (/^\s*::/.test(line) ? `» ${line}` : line))
-    .join('\n');
-}
+export const defuse = (text: string): string =>
+  redact(text).replace(INVISIBLE_FORMATTING, ' ').replace(/##\[/g, '## [');
+
+/**
+ * A log line safe for text from the API, on stdout or stderr: `defuse`d, and `» ` put before a
+ * line starting with `::`, which the runner would read as a command.
+ */
+export const neutralize = (text: string): string =>
+  defuse(text)
+    .replace(/\r\n?/g, '\n')
+    .replace(/^(?=[^\S\n]*::)/gm, '» ');

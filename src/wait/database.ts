@@ -1,5 +1,5 @@
 import { probeDatabase } from '../database/probe.js';
-import { describeTarget, parseDatabaseUrl } from '../database/url.js';
+import { type DatabaseTarget, describeTarget } from '../database/url.js';
 import { formatDuration } from '../util/duration.js';
 import { WAIT_STATUS } from './status.js';
 import type { WaitLog } from './tracker.js';
@@ -12,44 +12,37 @@ import type { WaitResult } from './wait.js';
  */
 export async function checkDatabase(
   result: WaitResult,
-  settings: { databaseUrl?: string; wait: boolean; timeoutMs: number },
+  settings: { databaseUrl?: DatabaseTarget; wait: boolean; timeoutMs: number },
   deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
-  if (!settings.databaseUrl) return result;
-  const parsed = parseDatabaseUrl(settings.databaseUrl);
+  const parsed = settings.databaseUrl;
+  if (!parsed) return result;
   const target = describeTarget(parsed);
-  const skip = (why: string): WaitResult => ({
-    ...result,
-    database: { ready: false, target, attempts: 0, skipped: why }
-  });
-  if (!settings.wait) return skip('wait is false');
-  if (result.failure || result.timedOut) return skip('the wait did not succeed');
+  let skipped: string | undefined;
+  if (!settings.wait) skipped = 'wait is false';
+  else if (result.failure || result.timedOut) skipped = 'the wait did not succeed';
+  if (skipped) return { ...result, database: { ready: false, target, attempts: 0, skipped } };
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({
     target: parsed,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
-    onAttempt: (a) => {
-      if (a.error)
-        deps.log.info(
-          `  database attempt ${a.attempt}: ${a.error}` +
-            (a.delayMs !== undefined ? `; again in ${formatDuration(a.delayMs)}` : '')
-        );
+    onAttempt: ({ attempt, error, delayMs }) => {
+      const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
+      if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
     }
   });
   const finishedAt = Date.now();
+  const { attempts } = probe;
   if (probe.ready) {
     deps.log.info(
-      `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s)).`
+      `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${attempts} attempt(s)).`
     );
-    return {
-      ...result,
-      finishedAt,
-      database: { ready: true, target, attempts: probe.attempts, answeredAfterMs: probe.elapsedMs }
-    };
+    const database = { ready: true, target, attempts, answeredAfterMs: probe.elapsedMs };
+    return { ...result, finishedAt, database };
   }
-  const database = { ready: false, target, attempts: probe.attempts, problem: probe.message };
+  const database = { ready: false, target, attempts, problem: probe.message };
   const ending = {
     cancelled: {
       status: WAIT_STATUS.aborted,
