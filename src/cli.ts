@@ -10,8 +10,9 @@ import { renderJunit } from './cli/junit.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
+import { NEON_API_HOST } from './report/links.js';
 import { renderSummary } from './report/summary.js';
-import { readSettings } from './settings.js';
+import { type InputReader, readSettings } from './settings.js';
 import { formatDuration } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { redact } from './util/redact.js';
@@ -33,7 +34,7 @@ const FLAGS: Array<[string, string, string]> = [
   ['interval', 'DURATION', 'time between checks after the first few (default 5s)'],
   ['fail-fast', '', "end at a 'failed' status, not wait for its retry"],
   ['no-wait', '', 'look once and report, whatever the status'],
-  ['api-host', 'URL', 'default https://console.neon.tech/api/v2'],
+  ['api-host', 'URL', `default ${NEON_API_HOST}`],
   ['database-url', 'URL', 'then connect until SELECT 1 answers (ps shows it:'],
   ['database-url-file', 'PATH', '  prefer a file holding the URL'],
   ['database-url-env', 'NAME', '  or a variable holding it, e.g. DATABASE_URL)'],
@@ -67,38 +68,36 @@ Exit codes:
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
 `;
 
-const SHORT: Record<string, string> = { help: 'h', version: 'v' };
 const OPTIONS = Object.fromEntries(
   FLAGS.filter(([flag]) => flag).map(([flag, arg]) => [
     flag,
     {
       type: arg ? 'string' : 'boolean',
       multiple: flag === 'operation-id',
-      ...(SHORT[flag] && { short: SHORT[flag] })
+      ...((flag === 'help' || flag === 'version') && { short: flag[0] })
     }
   ])
 ) as Record<string, { type: 'string' | 'boolean'; multiple: boolean; short?: string }>;
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
+/** How the command names an input to the user: by its flag, or the variable for the key. */
+const flagOf = (name: string): string =>
+  name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
+
 /**
- * A message in the command's words: `Input 'operation_id'` and a bare `project_id` name the flag,
- * `api_key` the variable. A quoted "project_id" is the API's field and stays.
+ * Messages written outside the settings (the API client's, the project lookup's, the database
+ * URL's) name the action's inputs; a seam through the engine for those few would cost more than
+ * this. A quoted "project_id" is the API's field and stays.
  */
 const inCliWords = (message: string): string =>
   message.replace(
     /\b[Ii]nput '(\w+)'|(?<!")\b(api_key|project_id|org_id|branch_id|operation_id)\b(?!")/g,
-    (_, quoted?: string, bare?: string) => {
-      const name = (quoted ?? bare) as string;
-      return name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
-    }
+    (_, quoted?: string, bare?: string) => flagOf((quoted ?? bare) as string)
   );
 
-/** Flags whose value is the input's, named alike (`--project-id` is `project_id`). */
-const SAME_AS_INPUT = 'project-id org-id branch-id timeout interval api-host summary-limit since';
-
-/** The action's inputs, by their action.yml names, from the flags and the environment. */
-function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> {
+/** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
+function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
   const read = (flag: string, path: string): string => {
     try {
@@ -115,11 +114,9 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> 
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
   const inputs: Record<string, string> = {
     api_key: apiKey,
-    operation_id: ((flags['operation-id'] as string[] | undefined) ?? []).join(','),
     operations: /^[-@]/.test(operations)
       ? read('--operations', operations.slice(1) || '-')
       : operations,
-    fail_fast: String(Boolean(flags['fail-fast'])),
     wait: String(!flags['no-wait']),
     database_url: (
       text('database-url') ||
@@ -130,8 +127,10 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> 
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
-  for (const flag of SAME_AS_INPUT.split(' ')) inputs[flag.replace(/-/g, '_')] = text(flag);
-  return inputs;
+  return (name) => {
+    const value = Object.hasOwn(inputs, name) ? inputs[name] : flags[name.replace(/_/g, '-')];
+    return Array.isArray(value) ? value.join(',') : String(value ?? '');
+  };
 }
 
 /** The exit code a script branches on (see HELP). */
@@ -164,9 +163,7 @@ async function main(argv: string[]): Promise<number> {
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
-    const inputs = inputsOf(flags, process.env);
-    const input = (name: string): string => inputs[name] ?? '';
-    const settings = readSettings(input, () => undefined);
+    const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     terminal.start();
