@@ -5,7 +5,7 @@
  * says how it ended.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
@@ -20,40 +20,39 @@ import { oneLine } from './util/text.js';
 import { ACTION_VERSION } from './version.js';
 import { WAIT_STATUS } from './wait/status.js';
 
-// [flag, its argument ('' for a switch), what it does]; a line without a flag is a heading.
-const FLAGS: Array<[string, string, string]> = [
-  ['', '', 'What to wait for (operation ids, else the branch, else the project until idle):'],
-  ['operation-id', 'ID', 'an operation to wait for (repeat it, or a, b, c)'],
-  ['operations', 'JSON', 'the API response that started the work (or its'],
-  ['', '', '  "operations" array): JSON, @FILE, or - for stdin'],
-  ['project-id', 'ID', 'the project (optional with a project-scoped key)'],
-  ['org-id', 'ID', 'the organization, to find the project by org key'],
-  ['branch-id', 'ID', 'with no operation ids: wait until the branch is idle'],
-  ['', '', 'How:'],
-  ['timeout', 'DURATION', 'give up after this long (default 10m, at most 6h)'],
-  ['interval', 'DURATION', 'time between checks after the first few (default 5s)'],
-  ['fail-fast', '', "end at a 'failed' status, not wait for its retry"],
-  ['no-wait', '', 'look once and report, whatever the status'],
-  ['api-host', 'URL', `default ${NEON_API_HOST}`],
-  ['database-url', 'URL', 'then connect until SELECT 1 answers (ps shows it:'],
-  ['database-url-file', 'PATH', '  prefer a file holding the URL'],
-  ['database-url-env', 'NAME', '  or a variable holding it, e.g. DATABASE_URL)'],
-  ['api-key', 'KEY', 'not recommended (ps shows it): set NEON_API_KEY'],
-  ['', '', 'Output (stdout: the result alone; stderr: progress):'],
-  ['json', '', 'print one JSON object: status, timed_out,'],
-  ['', '', '  operation, operations, failures_count,'],
-  ['', '', '  elapsed_seconds, project_id, database_ready'],
-  ['summary-file', 'PATH', 'write the Markdown report (as the job summary)'],
-  ['summary-limit', 'N', 'recent operations in it (default 20; 0: none)'],
-  ['since', 'TIME', 'those since then: ISO 8601 time or duration (2h)'],
-  ['junit', 'PATH', 'write JUnit XML, a test case per operation'],
-  ['help', '', 'this help (-h)'],
-  ['version', '', 'the version (-v)']
-];
-
+// The options are read from the help, so that none goes undocumented: `--name ARG` takes a value.
 const HELP = `Usage: neon-operations-wait [options]
 Waits for Neon control-plane operations to finish and reports them.
-${FLAGS.map(([flag, arg, text]) => (flag ? `  ${`--${flag} ${arg}`.padEnd(26)}${text}` : text.startsWith(' ') ? ' '.repeat(26) + text : `\n${text}`)).join('\n')}
+
+What to wait for (operation ids, else the branch, else the project until idle):
+  --operation-id ID         an operation to wait for (repeat it, or a, b, c)
+  --operations JSON         the API response that started the work (or its
+                            "operations" array): JSON, @FILE, or - for stdin
+  --project-id ID           the project (optional with a project-scoped key)
+  --org-id ID               the organization, to find the project by org key
+  --branch-id ID            with no operation ids: wait until the branch is idle
+
+How:
+  --timeout DURATION        give up after this long (default 10m, at most 6h)
+  --interval DURATION       time between checks after the first few (default 5s)
+  --fail-fast               end at a 'failed' status, not wait for its retry
+  --no-wait                 look once and report, whatever the status
+  --api-host URL            default ${NEON_API_HOST}
+  --database-url URL        then connect until SELECT 1 answers (ps shows it:
+  --database-url-file PATH    prefer a file holding the URL
+  --database-url-env NAME     or a variable holding it, e.g. DATABASE_URL)
+  --api-key KEY             not recommended (ps shows it): set NEON_API_KEY
+
+Output (stdout: the result alone; stderr: progress):
+  --json                    print one JSON object: status, timed_out,
+                            operation, operations, failures_count,
+                            elapsed_seconds, project_id, database_ready
+  --summary-file PATH       write the Markdown report (as the job summary)
+  --summary-limit N         recent operations in it (default 20; 0: none)
+  --since TIME              those since then: ISO 8601 time or duration (2h)
+  --junit PATH              write JUnit XML, a test case per operation
+  --help                    this help (-h)
+  --version                 the version (-v)
 
 Environment:
   NEON_API_KEY              the Neon API key (required)
@@ -67,17 +66,12 @@ Exit codes:
   124  the deadline passed before the operations (or the database) were ready
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
 `;
-
-const OPTIONS = Object.fromEntries(
-  FLAGS.filter(([flag]) => flag).map(([flag, arg]) => [
-    flag,
-    {
-      type: arg ? 'string' : 'boolean',
-      multiple: flag === 'operation-id',
-      ...((flag === 'help' || flag === 'version') && { short: flag[0] })
-    }
-  ])
-) as Record<string, { type: 'string' | 'boolean'; multiple: boolean; short?: string }>;
+const OPTIONS: ParseArgsOptionsConfig = {};
+for (const [, flag, arg] of HELP.matchAll(/^ {2}--([a-z-]+)( [A-Z]+)?/gm)) {
+  OPTIONS[flag] = { type: arg ? 'string' : 'boolean', multiple: flag === 'operation-id' };
+}
+OPTIONS.help.short = 'h';
+OPTIONS.version.short = 'v';
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
@@ -87,7 +81,7 @@ const flagOf = (name: string): string =>
 
 /**
  * Messages written outside the settings (the API client's, the project lookup's, the database
- * URL's) name the action's inputs; a seam through the engine for those few would cost more than
+ * URL's) name the action's inputs: a seam through the engine for those few would cost more than
  * this. A quoted "project_id" is the API's field and stays.
  */
 const inCliWords = (message: string): string =>
@@ -106,10 +100,10 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
       throw new InputError(`${flag} could not be read: ${(error as Error).message}`);
     }
   };
-  const operations = text('operations');
-  const urlEnv = text('database-url-env');
+  const [operations, urlEnv, urlFile] = ['operations', 'database-url-env', 'database-url-file'].map(
+    text
+  );
   if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
-  const urlFile = text('database-url-file');
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
   const inputs: Record<string, string> = {
@@ -118,12 +112,11 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
       ? read('--operations', operations.slice(1) || '-')
       : operations,
     wait: String(!flags['no-wait']),
-    database_url: (
+    database_url:
       text('database-url') ||
       (urlFile && read('--database-url-file', urlFile)) ||
-      (urlEnv && env[urlEnv]) ||
-      ''
-    ).trim(),
+      env[urlEnv] ||
+      '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };

@@ -20,13 +20,12 @@ export function renderJunit(report: Report): string {
   ]);
   const db = report.database;
   if (db) {
-    const problem = db.problem ?? report.failure ?? 'not ready';
-    const outcome = db.ready
-      ? {}
-      : db.skipped
-        ? { skipped: `not tried: ${db.skipped}` }
-        : { failure: [report.status, problem] as [string, string] };
-    cases.push([`database ${db.target}`, outcome]);
+    const failure: Outcome['failure'] = [
+      report.status,
+      db.problem ?? report.failure ?? 'not ready'
+    ];
+    const skipped = db.skipped && `not tried: ${db.skipped}`;
+    cases.push([`database ${db.target}`, db.ready ? {} : skipped ? { skipped } : { failure }]);
   }
   const count = (key: keyof Outcome): number => cases.filter(([, o]) => o[key]).length;
   const totals = `tests="${cases.length}" failures="${count('failure')}" errors="0" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
@@ -36,13 +35,12 @@ export function renderJunit(report: Report): string {
     `<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="${xml(suite)}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
     ...cases.map(([name, { skipped, failure }, ms]) => {
+      const [type, text] = (failure ?? []).map(xml);
+      const inner = failure
+        ? `<failure type="${type}" message="${text}">${text}</failure>`
+        : skipped && `<skipped message="${xml(skipped)}"/>`;
       const head = `    <testcase classname="neon-operations-wait" name="${xml(name)}" time="${seconds(ms ?? 0)}"`;
-      if (failure) {
-        const [type, text] = failure.map(xml);
-        return `${head}>\n      <failure type="${type}" message="${text}">${text}</failure>\n    </testcase>`;
-      }
-      if (skipped) return `${head}>\n      <skipped message="${xml(skipped)}"/>\n    </testcase>`;
-      return `${head}/>`;
+      return inner ? `${head}>\n      ${inner}\n    </testcase>` : `${head}/>`;
     }),
     '  </testsuite>',
     '</testsuites>',

@@ -20,8 +20,8 @@ const seconds = (ms: number, round = Math.floor): string =>
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
+  /** Set on a terminal while the status line shows. */
   private timer?: NodeJS.Timeout;
-  private drawn = false;
 
   constructor(
     private readonly out: Stream,
@@ -48,26 +48,20 @@ export class Terminal {
 
   /** On a terminal, shows the status line until `stop`; elsewhere, nothing. */
   start(): void {
-    if (!this.out.isTTY) return;
-    this.timer = setInterval(() => this.draw(), 1000).unref();
+    if (this.out.isTTY) this.timer = setInterval(() => this.draw(), 1000).unref();
     this.draw();
   }
 
   stop(): void {
+    if (this.timer) this.out.write(CLEAR_LINE);
     clearInterval(this.timer);
     this.timer = undefined;
-    this.clear();
   }
 
   private line(message: string): void {
-    this.clear();
-    this.out.write(`${neutralize(message).split('\n').map(safe).join('\n')}\n`);
+    const text = neutralize(message).split('\n').map(safe).join('\n');
+    this.out.write(`${this.timer ? CLEAR_LINE : ''}${text}\n`);
     this.draw();
-  }
-
-  private clear(): void {
-    if (this.drawn) this.out.write(CLEAR_LINE);
-    this.drawn = false;
   }
 
   private draw(): void {
@@ -82,6 +76,5 @@ export class Terminal {
     const text = `⏳ ${seconds(now - this.startedAt)} · ${this.counts} · ${next}`;
     // Wider than the terminal, it would wrap, and `\r` would no longer reach its start.
     this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns || 80) - 1))}`);
-    this.drawn = true;
   }
 }
