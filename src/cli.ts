@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-/**
- * `neon-operations-wait`: the action's engine as a command. Flags become the action's inputs (by
- * their action.yml names), progress goes to stderr, the result alone to stdout, and the exit code
- * says how it ended.
- */
+// `neon-operations-wait`: the action's engine as a command. Flags are the action's inputs; progress
+// goes to stderr, the result alone to stdout, and the exit code says how it ended.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
@@ -79,11 +76,8 @@ type Flags = Record<string, string | boolean | Array<string | boolean> | undefin
 const flagOf = (name: string): string =>
   name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
 
-/**
- * Messages written outside the settings (the API client's, the project lookup's, the database
- * URL's) name the action's inputs: a seam through the engine for those few would cost more than
- * this. A quoted "project_id" is the API's field and stays.
- */
+// Messages from beyond the settings (API client, project lookup, database URL) name the action's
+// inputs: cheaper mapped here than a seam through the engine. A quoted "project_id" is the API's.
 const inCliWords = (message: string): string =>
   message.replace(
     /\b[Ii]nput '(\w+)'|(?<!")\b(api_key|project_id|org_id|branch_id|operation_id)\b(?!")/g,
@@ -93,30 +87,26 @@ const inCliWords = (message: string): string =>
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
 function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
-  const read = (flag: string, path: string): string => {
+  /** The file named by a flag, or stdin for `-`. */
+  const file = (flag: string, path = text(flag)): string => {
     try {
-      return readFileSync(path === '-' ? 0 : path, 'utf8');
+      return path && readFileSync(path === '-' ? 0 : path, 'utf8');
     } catch (error) {
-      throw new InputError(`${flag} could not be read: ${(error as Error).message}`);
+      throw new InputError(`--${flag} could not be read: ${(error as Error).message}`);
     }
   };
-  const [operations, urlEnv, urlFile] = ['operations', 'database-url-env', 'database-url-file'].map(
-    text
-  );
+  const urlEnv = text('database-url-env');
   if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
+  const operations = text('operations');
   const inputs: Record<string, string> = {
     api_key: apiKey,
     operations: /^[-@]/.test(operations)
-      ? read('--operations', operations.slice(1) || '-')
+      ? file('operations', operations.slice(1) || '-')
       : operations,
     wait: String(!flags['no-wait']),
-    database_url:
-      text('database-url') ||
-      (urlFile && read('--database-url-file', urlFile)) ||
-      env[urlEnv] ||
-      '',
+    database_url: text('database-url') || file('database-url-file') || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
@@ -151,8 +141,9 @@ async function main(argv: string[]): Promise<number> {
 
   const terminal = new Terminal(process.stderr, startedAt);
   const controller = new AbortController();
+  const signal = controller.signal;
   // Every signal is caught: a second Ctrl-C must not end the process before the result is out.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
@@ -160,11 +151,7 @@ async function main(argv: string[]): Promise<number> {
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     terminal.start();
-    report = await runEngine(settings, {
-      log: terminal,
-      signal: controller.signal,
-      onCheck: terminal.onCheck
-    });
+    report = await runEngine(settings, { log: terminal, signal, onCheck: terminal.onCheck });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     report = inputErrorReport(error.message, startedAt, Date.now());

@@ -10,9 +10,8 @@ import { parseDatabaseUrl, secretsOf } from './database/url.js';
 export { InputError };
 
 /**
- * Everything a run was asked to do, read and checked once before any request is sent: the action's
- * inputs (`INPUT_*`) or the command's flags, by the action's input names. This is the only module
- * that interprets them.
+ * Everything a run was asked to do, read and checked before any request is sent: the action's
+ * inputs or the command's flags, by action.yml names. Only this module interprets them.
  */
 export interface Settings extends EngineSettings {
   commentOnPr: boolean;
@@ -29,16 +28,16 @@ export type InputNamer = (name: string) => string;
 type Field = { value: string; name: string };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
-const BOOLEAN = new Map(
-  ['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].map((w, i) => [w, i < 3])
-);
-const BOOLEAN_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
+const BOOL = new Map(['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].map((w, i) => [w, i < 3]));
+const ID_FORM = 'a Neon id of lower-case letters, digits and hyphens (1 to 60)';
+const COMMENT_TAG = /^(?!.*--)[\w .:/@+-]{0,100}$/;
+const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no "--")';
+const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 
 /**
- * @param input reads one input by name (the runner's `INPUT_*`, or the command's flags)
- * @param mask asks whoever shows the log to hide a secret (the runner's `::add-mask::`); every
- *   secret is also redacted from what the product writes, whatever `mask` does
- * @param named how messages name an input, when its user knows it by another name
+ * @param mask asks whoever shows the log to hide a secret (the runner's `::add-mask::`); secrets
+ *   are also redacted from all the product writes, whatever `mask` does
+ * @param named how messages name an input, for a user who knows it by another name
  */
 export function readSettings(
   input: InputReader,
@@ -47,15 +46,11 @@ export function readSettings(
 ): Settings {
   const field = (name: string): Field => ({ value: input(name).trim(), name: named(name) });
   const bool = (name: string, fallback: boolean): boolean =>
-    check(field(name), fallback, (value) => BOOLEAN.get(value), BOOLEAN_FORM);
+    check(field(name), fallback, (value) => BOOL.get(value), BOOL_FORM);
   const text = (name: string, pattern: RegExp, form: string): string | undefined =>
     check(field(name), undefined, (value) => (pattern.test(value) ? value : undefined), form);
   const neonId = (name: string, example: string): string | undefined =>
-    text(
-      name,
-      RESOURCE_ID,
-      `a Neon id of lower-case letters, digits and hyphens (1 to 60), e.g. ${example}`
-    );
+    text(name, RESOURCE_ID, `${ID_FORM}, e.g. ${example}`);
 
   const apiKey = input('api_key');
   const databaseUrl = input('database_url');
@@ -86,18 +81,13 @@ export function readSettings(
   const idsFromInput = operationIds(field('operation_id'));
   const operations = field('operations');
   const givenOperations = operationsJson(operations);
-  const projects = [...new Set(givenOperations.map((op) => op.project_id))];
-  const [projectOfOperations] = projects;
-  if (projects.length > 1) {
+  const [projectOfOperations, ...others] = new Set(givenOperations.map((op) => op.project_id));
+  if (others.length || (projectId && projectOfOperations && projectOfOperations !== projectId)) {
     throw invalid(
       operations,
-      `holds operations of several projects (${projects.join(', ')}); wait for one project per step.`
-    );
-  }
-  if (projectId && projectOfOperations && projectOfOperations !== projectId) {
-    throw invalid(
-      operations,
-      `belongs to project '${projectOfOperations}', but ${named('project_id')} is '${projectId}'.`
+      others.length
+        ? `holds operations of several projects (${[projectOfOperations, ...others].join(', ')}); wait for one project per step.`
+        : `belongs to project '${projectOfOperations}', but ${named('project_id')} is '${projectId}'.`
     );
   }
 
@@ -118,12 +108,7 @@ export function readSettings(
       text('summary_limit', /^0*(\d{1,3}|1000)$/, 'a whole number from 0 to 1000') ?? 20
     ),
     commentOnPr: bool('comment_on_pr', false),
-    commentTag:
-      text(
-        'comment_tag',
-        /^(?!.*--)[\w .:/@+-]{0,100}$/,
-        'up to 100 letters, digits, spaces or . _ : / @ + - (no "--")'
-      ) ?? '',
+    commentTag: text('comment_tag', COMMENT_TAG, COMMENT_TAG_FORM) ?? '',
     githubToken: input('github_token').trim(),
     databaseUrl: databaseUrlInput(databaseUrl.trim()),
     watchJob: bool('watch_job', false),
@@ -133,7 +118,7 @@ export function readSettings(
 
 /** Whether a summary is wanted, read leniently: a step whose inputs are wrong still gets one unless it was asked off. */
 export function summaryWanted(input: InputReader): boolean {
-  return BOOLEAN.get(input('summary').trim()) !== false;
+  return BOOL.get(input('summary').trim()) !== false;
 }
 
 /** The value as `parse` reads it, or `fallback` when unset; else an error giving the form. */
@@ -185,12 +170,11 @@ function operationIds(field: Field): string[] {
   );
 }
 
+const JSON_FORM =
+  'must be JSON: the body of the response that started the work (an object with an "operations" array) or that array itself';
+
 function operationsJson(field: Field) {
-  const wrong = (why: string): InputError =>
-    invalid(
-      field,
-      `must be JSON: the body of the response that started the work (an object with an "operations" array) or that array itself; ${why}.`
-    );
+  const wrong = (why: string): InputError => invalid(field, `${JSON_FORM}; ${why}.`);
   let list: unknown;
   try {
     list = field.value === '' ? [] : JSON.parse(field.value);
@@ -199,11 +183,13 @@ function operationsJson(field: Field) {
   }
   if (!Array.isArray(list)) list = (list as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(list)) throw wrong('it has no "operations" array');
-  if (!list.length && field.value)
+  if (!list.length && field.value) {
     throw wrong('its "operations" array is empty, so there is nothing to wait for');
+  }
   return list.map((item: unknown, index) => {
-    if (isOperation(item) && UUID.test(item.id) && RESOURCE_ID.test(item.project_id))
+    if (isOperation(item) && UUID.test(item.id) && RESOURCE_ID.test(item.project_id)) {
       return normalizeOperation(item);
+    }
     throw wrong(
       `item ${index} is not an operation (it needs a UUID "id", a "project_id", an "action" and a "status")`
     );
@@ -222,13 +208,11 @@ function duration(field: Field, fallback: string, max: number): number {
   );
 }
 
+const API_HOST_FORM = `must be the API's base URL, such as ${NEON_API_HOST} (https; plain http only for 127.0.0.1, ::1 or localhost)`;
+
 function apiHostInput(field: Field, keyName: string): string {
   const value = field.value || NEON_API_HOST;
-  const wrong = (why: string): InputError =>
-    invalid(
-      field,
-      `must be the API's base URL, such as ${NEON_API_HOST} (https; plain http only for 127.0.0.1, ::1 or localhost); ${why}.`
-    );
+  const wrong = (why: string): InputError => invalid(field, `${API_HOST_FORM}; ${why}.`);
   let url: URL;
   try {
     url = new URL(value);
@@ -236,8 +220,9 @@ function apiHostInput(field: Field, keyName: string): string {
     throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
   }
   const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
-  if (url.username || url.password)
+  if (url.username || url.password) {
     throw wrong(`it must not hold credentials: pass the key in ${keyName}`);
+  }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);
   }
