@@ -99,12 +99,10 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
-  const operations = text('operations');
+  const ops = text('operations');
   const inputs: Record<string, string> = {
     api_key: apiKey,
-    operations: /^[-@]/.test(operations)
-      ? file('operations', operations.slice(1) || '-')
-      : operations,
+    operations: /^[-@]/.test(ops) ? file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
     database_url: text('database-url') || file('database-url-file') || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
@@ -160,11 +158,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (report.failure) report = { ...report, failure: inCliWords(report.failure) };
 
-  const files = [
+  for (const [path, render] of [
     [flags['summary-file'], renderSummary],
     [flags.junit, renderJunit]
-  ] as const;
-  for (const [path, render] of files) {
+  ] as const) {
     if (typeof path !== 'string') continue;
     try {
       writeFileSync(path, redact(render(report)));

@@ -9,10 +9,7 @@ import { parseDatabaseUrl, secretsOf } from './database/url.js';
 
 export { InputError };
 
-/**
- * Everything a run was asked to do, read and checked before any request is sent: the action's
- * inputs or the command's flags, by action.yml names. Only this module interprets them.
- */
+/** What a run was asked to do, checked before any request is sent. Only this module interprets inputs. */
 export interface Settings extends EngineSettings {
   commentOnPr: boolean;
   commentTag: string;
@@ -21,8 +18,6 @@ export interface Settings extends EngineSettings {
 
 /** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
-/** How messages name an input to the user, mid-sentence: `input 'project_id'`, `--project-id`. */
-export type InputNamer = (name: string) => string;
 
 /** One input: its trimmed value, and its name in the user's words. */
 type Field = { value: string; name: string };
@@ -35,22 +30,19 @@ const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no
 const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 
 /**
- * @param mask asks whoever shows the log to hide a secret (the runner's `::add-mask::`); secrets
- *   are also redacted from all the product writes, whatever `mask` does
- * @param named how messages name an input, for a user who knows it by another name
+ * @param mask asks the log's viewer to hide a secret (`::add-mask::`); secrets are redacted anyway
+ * @param named how messages name an input mid-sentence: `input 'project_id'`, `--project-id`
  */
 export function readSettings(
   input: InputReader,
   mask: (secret: string) => void,
-  named: InputNamer = (name) => `input '${name}'`
+  named = (name: string): string => `input '${name}'`
 ): Settings {
   const field = (name: string): Field => ({ value: input(name).trim(), name: named(name) });
   const bool = (name: string, fallback: boolean): boolean =>
     check(field(name), fallback, (value) => BOOL.get(value), BOOL_FORM);
   const text = (name: string, pattern: RegExp, form: string): string | undefined =>
     check(field(name), undefined, (value) => (pattern.test(value) ? value : undefined), form);
-  const neonId = (name: string, example: string): string | undefined =>
-    text(name, RESOURCE_ID, `${ID_FORM}, e.g. ${example}`);
 
   const apiKey = input('api_key');
   const databaseUrl = input('database_url');
@@ -60,8 +52,7 @@ export function readSettings(
     registerSecret(secret);
   }
   const key = field('api_key');
-  // An HTTP header carries visible ASCII only: anything else would fail every request until the
-  // deadline. The key itself is never quoted.
+  // A header carries visible ASCII only (else every request fails till the deadline). Never quoted.
   if (!/^[\x21-\x7e]+$/.test(key.value)) {
     throw invalid(
       key,
@@ -75,9 +66,9 @@ export function readSettings(
     );
   }
 
-  const projectId = neonId('project_id', 'spring-example-302709');
-  const orgId = neonId('org_id', 'org-morning-bread-81040908');
-  const branchId = neonId('branch_id', 'br-wispy-meadow-118737');
+  const projectId = text('project_id', RESOURCE_ID, `${ID_FORM}, e.g. spring-example-302709`);
+  const orgId = text('org_id', RESOURCE_ID, `${ID_FORM}, e.g. org-morning-bread-81040908`);
+  const branchId = text('branch_id', RESOURCE_ID, `${ID_FORM}, e.g. br-wispy-meadow-118737`);
   const idsFromInput = operationIds(field('operation_id'));
   const operations = field('operations');
   const givenOperations = operationsJson(operations);
@@ -123,11 +114,9 @@ export function summaryWanted(input: InputReader): boolean {
 
 /** The value as `parse` reads it, or `fallback` when unset; else an error giving the form. */
 function check<T>(field: Field, fallback: T, parse: (v: string) => T | undefined, form: string): T {
-  if (field.value === '') return fallback;
-  const parsed = parse(field.value);
-  if (parsed === undefined)
-    throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
-  return parsed;
+  const parsed = field.value === '' ? fallback : parse(field.value);
+  if (parsed !== undefined || field.value === '') return parsed as T;
+  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
 }
 
 /** An error whose message starts with the input's name. */
@@ -138,18 +127,17 @@ function invalid({ name }: Field, text: string): InputError {
 const ISO_TIME =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+const SINCE_FORM =
+  'an ISO 8601 time such as 2026-11-26T10:00:00Z (for example ${{ github.event.pull_request.created_at }}) ' +
+  'or a duration back from now such as 2h or 7d, within the last year';
+
 /** `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. */
 export function sinceInput(value: string, now: number, name = "input 'since'"): number | undefined {
-  const timeOf = (text: string): number | undefined => {
-    const back = /^\d/.test(text) && !ISO_TIME.test(text) ? parseDuration(text) : undefined;
-    const at = back !== undefined ? now - back : ISO_TIME.test(text) ? Date.parse(text) : NaN;
-    // The API keeps operations for about 6 months.
-    return now - at <= 366 * 86_400_000 && at <= now + 86_400_000 ? at : undefined;
-  };
-  const form =
-    'an ISO 8601 time such as 2026-11-26T10:00:00Z (for example ${{ github.event.pull_request.created_at }}) ' +
-    'or a duration back from now such as 2h or 7d, within the last year';
-  return check({ value, name }, undefined, timeOf, form);
+  const back = /^\d/.test(value) && !ISO_TIME.test(value) ? parseDuration(value) : undefined;
+  const at = back !== undefined ? now - back : ISO_TIME.test(value) ? Date.parse(value) : NaN;
+  // The API keeps operations for about 6 months.
+  const recent = now - at <= 366 * 86_400_000 && at <= now + 86_400_000;
+  return check({ value, name }, undefined, () => (recent ? at : undefined), SINCE_FORM);
 }
 
 /** Checked now (a malformed URL is an input error), used after the wait. */

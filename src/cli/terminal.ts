@@ -12,15 +12,13 @@ const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
 /**
- * The command's stderr, as the engine's log: the lines the action logs, made safe (secrets
- * redacted, no workflow command even in a GitHub `run:` step, no control character from the API
- * reaching a terminal). On a terminal, a status line below them is redrawn in place each second:
- * elapsed time, operations by status, the next check. Two escape sequences need no library.
+ * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
+ * command, no control character from the API). On a terminal, a status line below them is redrawn
+ * each second: elapsed time, operations by status, the next check. Two escape codes need no library.
  */
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
-  /** Set on a terminal while the status line shows. */
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -67,12 +65,9 @@ export class Terminal {
   private draw(): void {
     if (!this.timer) return;
     const now = this.now();
-    const next =
-      this.nextCheckAt === undefined
-        ? 'first check'
-        : this.nextCheckAt > now
-          ? `next check in ${seconds(this.nextCheckAt - now, Math.ceil)}`
-          : 'checking';
+    const left = (this.nextCheckAt ?? NaN) - now;
+    let next = this.nextCheckAt === undefined ? 'first check' : 'checking';
+    if (left > 0) next = `next check in ${seconds(left, Math.ceil)}`;
     const text = `⏳ ${seconds(now - this.startedAt)} · ${this.counts} · ${next}`;
     // Wider than the terminal, it would wrap, and `\r` would no longer reach its start.
     this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns || 80) - 1))}`);
