@@ -1,17 +1,15 @@
 #!/usr/bin/env node
-/**
- * `neon-operations-wait`: the action's engine as a command. Flags become the action's inputs (by
- * their action.yml names), progress goes to stderr, the result alone to stdout, and the exit code
- * says how it ended.
- */
+// `neon-operations-wait`: the action's engine as a command. Flags are the action's inputs; progress
+// goes to stderr, the result alone to stdout, and the exit code says how it ended.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
+import { NEON_API_HOST } from './neon/client.js';
 import { renderSummary } from './report/summary.js';
-import { readSettings } from './settings.js';
+import { type InputReader, readSettings } from './settings.js';
 import { formatDuration } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { redact } from './util/redact.js';
@@ -19,40 +17,39 @@ import { oneLine } from './util/text.js';
 import { ACTION_VERSION } from './version.js';
 import { WAIT_STATUS } from './wait/status.js';
 
-// [flag, its argument ('' for a switch), what it does]; a line without a flag is a heading.
-const FLAGS: Array<[string, string, string]> = [
-  ['', '', 'What to wait for (operation ids, else the branch, else the project until idle):'],
-  ['operation-id', 'ID', 'an operation to wait for (repeat it, or a, b, c)'],
-  ['operations', 'JSON', 'the API response that started the work (or its'],
-  ['', '', '  "operations" array): JSON, @FILE, or - for stdin'],
-  ['project-id', 'ID', 'the project (optional with a project-scoped key)'],
-  ['org-id', 'ID', 'the organization, to find the project by org key'],
-  ['branch-id', 'ID', 'with no operation ids: wait until the branch is idle'],
-  ['', '', 'How:'],
-  ['timeout', 'DURATION', 'give up after this long (default 10m, at most 6h)'],
-  ['interval', 'DURATION', 'time between checks after the first few (default 5s)'],
-  ['fail-fast', '', "end at a 'failed' status, not wait for its retry"],
-  ['no-wait', '', 'look once and report, whatever the status'],
-  ['api-host', 'URL', 'default https://console.neon.tech/api/v2'],
-  ['database-url', 'URL', 'then connect until SELECT 1 answers (ps shows it:'],
-  ['database-url-file', 'PATH', '  prefer a file holding the URL'],
-  ['database-url-env', 'NAME', '  or a variable holding it, e.g. DATABASE_URL)'],
-  ['api-key', 'KEY', 'not recommended (ps shows it): set NEON_API_KEY'],
-  ['', '', 'Output (stdout: the result alone; stderr: progress):'],
-  ['json', '', 'print one JSON object: status, timed_out,'],
-  ['', '', '  operation, operations, failures_count,'],
-  ['', '', '  elapsed_seconds, project_id, database_ready'],
-  ['summary-file', 'PATH', 'write the Markdown report (as the job summary)'],
-  ['summary-limit', 'N', 'recent operations in it (default 20; 0: none)'],
-  ['since', 'TIME', 'those since then: ISO 8601 time or duration (2h)'],
-  ['junit', 'PATH', 'write JUnit XML, a test case per operation'],
-  ['help', '', 'this help (-h)'],
-  ['version', '', 'the version (-v)']
-];
-
+// The options are read from the help, so that none goes undocumented: `--name ARG` takes a value.
 const HELP = `Usage: neon-operations-wait [options]
 Waits for Neon control-plane operations to finish and reports them.
-${FLAGS.map(([flag, arg, text]) => (flag ? `  ${`--${flag} ${arg}`.padEnd(26)}${text}` : text.startsWith(' ') ? ' '.repeat(26) + text : `\n${text}`)).join('\n')}
+
+What to wait for (operation ids, else the branch, else the project until idle):
+  --operation-id ID         an operation to wait for (repeat it, or a, b, c)
+  --operations JSON         the API response that started the work (or its
+                            "operations" array): JSON, @FILE, or - for stdin
+  --project-id ID           the project (optional with a project-scoped key)
+  --org-id ID               the organization, to find the project by org key
+  --branch-id ID            with no operation ids: wait until the branch is idle
+
+How:
+  --timeout DURATION        give up after this long (default 10m, at most 6h)
+  --interval DURATION       time between checks after the first few (default 5s)
+  --fail-fast               end at a 'failed' status, not wait for its retry
+  --no-wait                 look once and report, whatever the status
+  --api-host URL            default ${NEON_API_HOST}
+  --database-url URL        then connect until SELECT 1 answers (ps shows it:
+  --database-url-file PATH    prefer a file holding the URL
+  --database-url-env NAME     or a variable holding it, e.g. DATABASE_URL)
+  --api-key KEY             not recommended (ps shows it): set NEON_API_KEY
+
+Output (stdout: the result alone; stderr: progress):
+  --json                    print one JSON object: status, timed_out,
+                            operation, operations, failures_count,
+                            elapsed_seconds, project_id, database_ready
+  --summary-file PATH       write the Markdown report (as the job summary)
+  --summary-limit N         recent operations in it (default 20; 0: none)
+  --since TIME              those since then: ISO 8601 time or duration (2h)
+  --junit PATH              write JUnit XML, a test case per operation
+  --help                    this help (-h)
+  --version                 the version (-v)
 
 Environment:
   NEON_API_KEY              the Neon API key (required)
@@ -66,72 +63,55 @@ Exit codes:
   124  the deadline passed before the operations (or the database) were ready
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
 `;
-
-const SHORT: Record<string, string> = { help: 'h', version: 'v' };
-const OPTIONS = Object.fromEntries(
-  FLAGS.filter(([flag]) => flag).map(([flag, arg]) => [
-    flag,
-    {
-      type: arg ? 'string' : 'boolean',
-      multiple: flag === 'operation-id',
-      ...(SHORT[flag] && { short: SHORT[flag] })
-    }
-  ])
-) as Record<string, { type: 'string' | 'boolean'; multiple: boolean; short?: string }>;
+const OPTIONS: ParseArgsOptionsConfig = {};
+for (const [, flag, arg] of HELP.matchAll(/^ {2}--([a-z-]+)( [A-Z]+)?/gm)) {
+  OPTIONS[flag] = { type: arg ? 'string' : 'boolean', multiple: flag === 'operation-id' };
+}
+OPTIONS.help.short = 'h';
+OPTIONS.version.short = 'v';
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-/**
- * A message in the command's words: `Input 'operation_id'` and a bare `project_id` name the flag,
- * `api_key` the variable. A quoted "project_id" is the API's field and stays.
- */
+/** How the command names an input to the user: by its flag, or the variable for the key. */
+const flagOf = (name: string): string =>
+  name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
+
+// Messages from beyond the settings (API client, project lookup, database URL) name the action's
+// inputs: cheaper mapped here than a seam through the engine. A quoted "project_id" is the API's.
 const inCliWords = (message: string): string =>
   message.replace(
     /\b[Ii]nput '(\w+)'|(?<!")\b(api_key|project_id|org_id|branch_id|operation_id)\b(?!")/g,
-    (_, quoted?: string, bare?: string) => {
-      const name = (quoted ?? bare) as string;
-      return name === 'api_key' ? 'NEON_API_KEY' : `--${name.replace(/_/g, '-')}`;
-    }
+    (_, quoted?: string, bare?: string) => flagOf((quoted ?? bare) as string)
   );
 
-/** Flags whose value is the input's, named alike (`--project-id` is `project_id`). */
-const SAME_AS_INPUT = 'project-id org-id branch-id timeout interval api-host summary-limit since';
-
-/** The action's inputs, by their action.yml names, from the flags and the environment. */
-function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): Record<string, string> {
+/** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
+function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
-  const read = (flag: string, path: string): string => {
+  /** The file named by a flag, or stdin for `-`. */
+  const file = (flag: string, path = text(flag)): string => {
     try {
-      return readFileSync(path === '-' ? 0 : path, 'utf8');
+      return path && readFileSync(path === '-' ? 0 : path, 'utf8');
     } catch (error) {
-      throw new InputError(`${flag} could not be read: ${(error as Error).message}`);
+      throw new InputError(`--${flag} could not be read: ${(error as Error).message}`);
     }
   };
-  const operations = text('operations');
   const urlEnv = text('database-url-env');
   if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
-  const urlFile = text('database-url-file');
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
+  const ops = text('operations');
   const inputs: Record<string, string> = {
     api_key: apiKey,
-    operation_id: ((flags['operation-id'] as string[] | undefined) ?? []).join(','),
-    operations: /^[-@]/.test(operations)
-      ? read('--operations', operations.slice(1) || '-')
-      : operations,
-    fail_fast: String(Boolean(flags['fail-fast'])),
+    operations: /^[-@]/.test(ops) ? file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
-    database_url: (
-      text('database-url') ||
-      (urlFile && read('--database-url-file', urlFile)) ||
-      (urlEnv && env[urlEnv]) ||
-      ''
-    ).trim(),
+    database_url: text('database-url') || file('database-url-file') || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
-  for (const flag of SAME_AS_INPUT.split(' ')) inputs[flag.replace(/-/g, '_')] = text(flag);
-  return inputs;
+  return (name) => {
+    const value = Object.hasOwn(inputs, name) ? inputs[name] : flags[name.replace(/_/g, '-')];
+    return Array.isArray(value) ? value.join(',') : String(value ?? '');
+  };
 }
 
 /** The exit code a script branches on (see HELP). */
@@ -159,22 +139,17 @@ async function main(argv: string[]): Promise<number> {
 
   const terminal = new Terminal(process.stderr, startedAt);
   const controller = new AbortController();
+  const signal = controller.signal;
   // Every signal is caught: a second Ctrl-C must not end the process before the result is out.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
-    const inputs = inputsOf(flags, process.env);
-    const input = (name: string): string => inputs[name] ?? '';
-    const settings = readSettings(input, () => undefined);
+    const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     terminal.start();
-    report = await runEngine(settings, {
-      log: terminal,
-      signal: controller.signal,
-      onCheck: terminal.onCheck
-    });
+    report = await runEngine(settings, { log: terminal, signal, onCheck: terminal.onCheck });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     report = inputErrorReport(error.message, startedAt, Date.now());
@@ -183,11 +158,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (report.failure) report = { ...report, failure: inCliWords(report.failure) };
 
-  const files = [
+  for (const [path, render] of [
     [flags['summary-file'], renderSummary],
     [flags.junit, renderJunit]
-  ] as const;
-  for (const [path, render] of files) {
+  ] as const) {
     if (typeof path !== 'string') continue;
     try {
       writeFileSync(path, redact(render(report)));

@@ -20,33 +20,28 @@ export function renderJunit(report: Report): string {
   ]);
   const db = report.database;
   if (db) {
-    const problem = db.problem ?? report.failure ?? 'not ready';
-    const outcome = db.ready
-      ? {}
-      : db.skipped
-        ? { skipped: `not tried: ${db.skipped}` }
-        : { failure: [report.status, problem] as [string, string] };
-    cases.push([`database ${db.target}`, outcome]);
+    const failure: Outcome['failure'] = [
+      report.status,
+      db.problem ?? report.failure ?? 'not ready'
+    ];
+    const skipped = db.skipped && `not tried: ${db.skipped}`;
+    cases.push([`database ${db.target}`, db.ready ? {} : skipped ? { skipped } : { failure }]);
   }
   const count = (key: keyof Outcome): number => cases.filter(([, o]) => o[key]).length;
   const totals = `tests="${cases.length}" failures="${count('failure')}" errors="0" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
   const suite = `Neon operations${report.projectId ? ` of project ${report.projectId}` : ''}`;
   return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="neon-operations-wait" ${totals}>`,
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="${xml(suite)}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
     ...cases.map(([name, { skipped, failure }, ms]) => {
+      const [type, text] = (failure ?? []).map(xml);
+      const inner = failure
+        ? `<failure type="${type}" message="${text}">${text}</failure>`
+        : skipped && `<skipped message="${xml(skipped)}"/>`;
       const head = `    <testcase classname="neon-operations-wait" name="${xml(name)}" time="${seconds(ms ?? 0)}"`;
-      if (failure) {
-        const [type, text] = failure.map(xml);
-        return `${head}>\n      <failure type="${type}" message="${text}">${text}</failure>\n    </testcase>`;
-      }
-      if (skipped) return `${head}>\n      <skipped message="${xml(skipped)}"/>\n    </testcase>`;
-      return `${head}/>`;
+      return inner ? `${head}>\n      ${inner}\n    </testcase>` : `${head}/>`;
     }),
-    '  </testsuite>',
-    '</testsuites>',
-    ''
+    '  </testsuite>\n</testsuites>\n'
   ].join('\n');
 }
 
@@ -70,9 +65,8 @@ function outcomeOf(report: Report, op: Operation): Outcome {
 const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);
 
 /**
- * Text for an XML attribute or element: markup, tabs and line breaks as character references (an
- * attribute would fold the latter to spaces), and what XML 1.0 cannot carry at all (other control
- * characters, lone surrogates, U+FFFE/U+FFFF) replaced by U+FFFD.
+ * Text for XML: markup, tabs and line breaks as references (an attribute would fold the latter), and
+ * what XML 1.0 cannot carry (control characters, lone surrogates, U+FFFE/U+FFFF) as U+FFFD.
  */
 export function xml(text: string): string {
   return redact(text)

@@ -12,16 +12,14 @@ const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
 /**
- * The command's stderr, as the engine's log: the lines the action logs, made safe (secrets
- * redacted, no workflow command even in a GitHub `run:` step, no control character from the API
- * reaching a terminal). On a terminal, a status line below them is redrawn in place each second:
- * elapsed time, operations by status, the next check. Two escape sequences need no library.
+ * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
+ * command, no control character from the API). On a terminal, a status line below them is redrawn
+ * each second: elapsed time, operations by status, the next check. Two escape codes need no library.
  */
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
   private timer?: NodeJS.Timeout;
-  private drawn = false;
 
   constructor(
     private readonly out: Stream,
@@ -48,40 +46,30 @@ export class Terminal {
 
   /** On a terminal, shows the status line until `stop`; elsewhere, nothing. */
   start(): void {
-    if (!this.out.isTTY) return;
-    this.timer = setInterval(() => this.draw(), 1000).unref();
+    if (this.out.isTTY) this.timer = setInterval(() => this.draw(), 1000).unref();
     this.draw();
   }
 
   stop(): void {
+    if (this.timer) this.out.write(CLEAR_LINE);
     clearInterval(this.timer);
     this.timer = undefined;
-    this.clear();
   }
 
   private line(message: string): void {
-    this.clear();
-    this.out.write(`${neutralize(message).split('\n').map(safe).join('\n')}\n`);
+    const text = neutralize(message).split('\n').map(safe).join('\n');
+    this.out.write(`${this.timer ? CLEAR_LINE : ''}${text}\n`);
     this.draw();
-  }
-
-  private clear(): void {
-    if (this.drawn) this.out.write(CLEAR_LINE);
-    this.drawn = false;
   }
 
   private draw(): void {
     if (!this.timer) return;
     const now = this.now();
-    const next =
-      this.nextCheckAt === undefined
-        ? 'first check'
-        : this.nextCheckAt > now
-          ? `next check in ${seconds(this.nextCheckAt - now, Math.ceil)}`
-          : 'checking';
+    const left = (this.nextCheckAt ?? NaN) - now;
+    let next = this.nextCheckAt === undefined ? 'first check' : 'checking';
+    if (left > 0) next = `next check in ${seconds(left, Math.ceil)}`;
     const text = `⏳ ${seconds(now - this.startedAt)} · ${this.counts} · ${next}`;
     // Wider than the terminal, it would wrap, and `\r` would no longer reach its start.
     this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns || 80) - 1))}`);
-    this.drawn = true;
   }
 }
