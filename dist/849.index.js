@@ -1550,7 +1550,7 @@ exports.serialize = serialize;
 /***/ 1549:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-var textParsers = __webpack_require__(2403);
+var textParsers = __webpack_require__(4784);
 var binaryParsers = __webpack_require__(7522);
 var arrayParser = __webpack_require__(6471);
 var builtinTypes = __webpack_require__(6345);
@@ -1963,7 +1963,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2403:
+/***/ 4784:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var array = __webpack_require__(3879)
