@@ -227,10 +227,9 @@ describe('a hostile server', () => {
       const result = failure(run);
       expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
       expect(result.message).toContain('the server sent more than 1 MiB');
-      console.log(
-        `${_name}: peak +${peakMiB.toFixed(1)} MiB, ${server.sent} bytes sent, ${run.wallMs} ms`
-      );
-      expect(peakMiB).toBeLessThan(24);
+      // Unbounded, pg held it all: about 1 GB. The bound leaves room for garbage not yet collected
+      // by this shared test process, whose peak varies from run to run (5-32 MiB seen).
+      expect(peakMiB).toBeLessThan(64);
       expect(server.sent).toBeLessThan(24 * 2 ** 20);
       expect(run.wallMs).toBeLessThan(5000);
     });
