@@ -1,5 +1,4 @@
 import * as core from '@actions/core';
-import { isPostStep, markMainStep } from './action/job-state.js';
 import { run, runPost } from './main.js';
 import { redact } from './util/redact.js';
 
@@ -8,9 +7,8 @@ import { redact } from './util/redact.js';
 const controller = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
 
-// action.yml runs this file as the main step and again as the post step (post-if: always()).
-const post = isPostStep();
-if (!post) markMainStep();
+// action.yml runs this file as the main step, and through dist/post.js as the post step.
+const post = process.env.NEON_OPERATIONS_WAIT_STEP === 'post';
 (post ? runPost : run)(controller.signal).catch((error: unknown) => {
   // Only a bug gets here; keep the message, drop the stack.
   core.setFailed(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`);

@@ -52,7 +52,6 @@ describe('watch_job', () => {
     expect(main.code).toBe(0);
     expect(main.outputs.status).toBe('watching');
     expect(main.summary).toBe('');
-    expect(main.state.main_ran).toBe('true');
     expect(JSON.parse(main.state.job_mark ?? '{}')).toMatchObject({ projectId: PROJECT });
     expect(sim.requests).toHaveLength(1); // the newest page, for the mark
 
@@ -62,7 +61,7 @@ describe('watch_job', () => {
     sim.addOperation(branch);
     sim.addOperation(compute);
 
-    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    const post = await runAction({ inputs: inputs(sim), state: main.state, step: 'post' });
     expect(post.code).toBe(0);
     expect(post.durationMs).toBeGreaterThan(2000);
     expect(post.summary).toContain('operations during this job');
@@ -81,7 +80,7 @@ describe('watch_job', () => {
     const bad = startedNow(sim, 'apply_config', 600, 'error', { error: 'role exists' });
     sim.addOperation(ok);
     sim.addOperation(bad);
-    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    const post = await runAction({ inputs: inputs(sim), state: main.state, step: 'post' });
     expect(post.code).toBe(1);
     const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
     expect(error).toMatch(new RegExp(`apply_config ${bad.id} is error .*role exists`));
@@ -100,7 +99,8 @@ describe('watch_job', () => {
     sim.addOperation(later);
     const post = await runAction({
       inputs: inputs(sim, { operation_id: awaited.id }),
-      state: main.state
+      state: main.state,
+      step: 'post'
     });
     expect(post.code).toBe(0);
     const section = post.summary.split('#### Operations during this job')[1] ?? '';
@@ -117,7 +117,8 @@ describe('watch_job', () => {
     sim.addOperation(other);
     const post = await runAction({
       inputs: inputs(sim, { branch_id: 'br-mine' }),
-      state: main.state
+      state: main.state,
+      step: 'post'
     });
     expect(post.summary).toContain(mine.id.slice(0, 8));
     expect(post.summary).not.toContain(other.id.slice(0, 8));
@@ -133,7 +134,13 @@ describe('watch_job', () => {
     expect(github.comments).toHaveLength(0);
     const op = startedNow(sim, 'create_branch', 300);
     sim.addOperation(op);
-    const post = await runAction({ inputs: inputs(sim, more), event: pr, env, state: main.state });
+    const post = await runAction({
+      inputs: inputs(sim, more),
+      event: pr,
+      env,
+      state: main.state,
+      step: 'post'
+    });
     expect(post.outputs.comment_url).toBe(github.comments[0]?.html_url);
     expect(github.comments[0]?.body).toContain(op.id.slice(0, 8));
   });
@@ -152,7 +159,13 @@ describe('watch_job', () => {
     expect(main.code).toBe(1);
     expect(github.comments[0]?.body).toMatch(/### ❌ .*: error/);
 
-    const post = await runAction({ inputs: inputs(sim, more), event: pr, env, state: main.state });
+    const post = await runAction({
+      inputs: inputs(sim, more),
+      event: pr,
+      env,
+      state: main.state,
+      step: 'post'
+    });
     // The post step saw nothing wrong itself: it does not fail the job a second time…
     expect(post.code).toBe(0);
     expect(workflowCommands(post.stdout).filter((l) => l.startsWith('::error'))).toEqual([]);
@@ -185,7 +198,8 @@ describe('watch_job', () => {
     const post = await runAction({
       inputs: inputs(sim, change.inputs),
       env: change.env,
-      state: main.state
+      state: main.state,
+      step: 'post'
     });
     expect(post.code).toBe(1);
     expect(post.stdout).toMatch(error);
@@ -198,7 +212,7 @@ describe('watch_job', () => {
     sim = await simulate([]);
     const main = await runAction({ inputs: inputs(sim) });
     sim.deleteProject(PROJECT);
-    const post = await runAction({ inputs: inputs(sim), state: main.state });
+    const post = await runAction({ inputs: inputs(sim), state: main.state, step: 'post' });
     expect(post.code).toBe(1);
     const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
     expect(error).toMatch(
@@ -226,16 +240,22 @@ describe('watch_job', () => {
     const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/title=watch_job unavailable::GITHUB_STATE cannot be written/);
+    // The post step knows it is the post step without the state file, and has nothing to watch.
+    const requests = sim.requests.length;
+    const post = await runAction({ inputs: inputs(sim, { operation_id: op.id }), step: 'post' });
+    expect([post.code, post.stdout, post.summary]).toEqual([0, '', '']);
+    expect(sim.requests).toHaveLength(requests);
   });
 
   it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {
     sim = await simulate([operation(PROJECT, 'create_branch', [[-1000, 'finished']])]);
     const main = await runAction({ inputs: inputs(sim, { watch_job: 'false' }) });
-    expect(main.state).toEqual({ main_ran: 'true' });
+    expect(main.state).toEqual({});
     const requests = sim.requests.length;
     const post = await runAction({
       inputs: inputs(sim, { watch_job: 'false' }),
-      state: main.state
+      state: main.state,
+      step: 'post'
     });
     expect(post.code).toBe(0);
     expect(post.stdout).toBe('');

@@ -51,6 +51,8 @@ export interface RunOptions {
   killAfterMs?: number;
   /** State saved by the main step: the runner passes it to the post step as `STATE_<name>`. */
   state?: Record<string, string>;
+  /** The post step runs `dist/post.js` (action.yml's `post:`), the main step `dist/index.js`. */
+  step?: 'main' | 'post';
 }
 
 /** Input defaults from action.yml: the runner applies them, so the harness does too. */
@@ -154,7 +156,14 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value;
 
   const started = Date.now();
-  const child = spawn(NODE, [join(ROOT, 'dist', 'index.js')], { env, cwd: dir });
+  const child = spawn(
+    NODE,
+    [join(ROOT, 'dist', options.step === 'post' ? 'post.js' : 'index.js')],
+    {
+      env,
+      cwd: dir
+    }
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

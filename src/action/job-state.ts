@@ -6,10 +6,10 @@ import type { JobMark } from '../wait/mode.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import * as log from './log.js';
 
-// What the main step hands the post step through the runner's state file: that it ran, and with
-// `watch_job` where the job's operations begin and what it decided. A state file that cannot be
-// written (a directory, a full disk) costs the hand-over only, with a warning, never the verdict.
-const KEY = { ran: 'main_ran', mark: 'job_mark', verdict: 'main_verdict' };
+// What the main step hands the post step through the runner's state file, with `watch_job`: where
+// the job's operations begin and what it decided. A state file that cannot be written (a directory,
+// a full disk) costs watch_job only, with a warning, never the verdict.
+const KEY = { mark: 'job_mark', verdict: 'main_verdict' };
 
 let unwritable = false;
 /** A mark was saved: the post step will watch the job, and shows this step's verdict too. */
@@ -22,17 +22,12 @@ function save(name: string, value: string): boolean {
     unwritable = true;
     log.warning(
       `GITHUB_STATE cannot be written (${(error as Error).message}). This step reports as usual, but ` +
-        'the post step cannot learn that it ran: watch_job cannot follow the job, and the post step ' +
-        'may run this check again.',
+        'the post step cannot learn where the job began: watch_job cannot follow the job.',
       'watch_job unavailable'
     );
   }
   return !unwritable;
 }
-
-/** True in the post step: the main step of this action has run in this job. */
-export const isPostStep = (): boolean => core.getState(KEY.ran) === 'true';
-export const markMainStep = (): void => void save(KEY.ran, 'true');
 
 export function saveJobMark(mark: JobMark): void {
   markSaved = save(KEY.mark, encodeMark(mark));
