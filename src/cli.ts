@@ -87,19 +87,27 @@ const inCliWords = (message: string): string =>
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
 function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
-  /** The file named by a flag, or stdin for `-`. */
+  /**
+   * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not
+   * turn a wait for its operations into a wait for an idle project.
+   */
   const file = (flag: string, path = text(flag)): string => {
+    let content: string;
     try {
-      return path && readFileSync(path === '-' ? 0 : path, 'utf8');
+      content = path && readFileSync(path === '-' ? 0 : path, 'utf8');
     } catch (error) {
       throw new InputError(`--${flag} could not be read: ${(error as Error).message}`);
     }
+    if (path && !content.trim())
+      throw new InputError(`--${flag}: ${path === '-' ? 'stdin' : path} is empty.`);
+    return content;
   };
   const urlEnv = text('database-url-env');
   if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
   const ops = text('operations');
+  if (flags.operations !== undefined && !ops.trim()) throw new InputError('--operations is empty.');
   const inputs: Record<string, string> = {
     api_key: apiKey,
     operations: /^[-@]/.test(ops) ? file('operations', ops.slice(1) || '-') : ops,

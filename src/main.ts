@@ -23,17 +23,18 @@ export async function run(signal: AbortSignal = new AbortController().signal): P
 export async function runPost(signal: AbortSignal): Promise<void> {
   const mark = state.savedJobMark();
   if (!mark) return;
+  const main = state.savedMainVerdict();
   const settings = {
     projectId: mark.projectId,
     operationIds: [],
     givenOperations: [],
     jobMark: mark,
     watchJob: false,
-    // The main step checked the database and listed the recent operations.
-    databaseUrl: undefined,
+    // The main step listed the recent operations, and checked the database unless it only watched.
+    ...(main && { databaseUrl: undefined }),
     summaryLimit: 0
   };
-  await runStep(signal, { settings, main: state.savedMainVerdict() });
+  await runStep(signal, { settings, main });
 }
 
 /** One step: inputs → engine → publish. An input error is published too, with no request sent. */

@@ -123,6 +123,8 @@ describe('parseDatabaseUrl', () => {
     ['postgresql://u:Secr3tPass@h/d?sslrootcert=system&sslmode=verify-ca', 'verify-full'],
     ['postgresql://u:Secr3tPass@h/d?sslcert=/c.pem', 'client certificates'],
     ['postgresql://u:Secr3tPass@h/d?sslcertmode=require', 'client certificates'],
+    ['postgresql://u:pw@h/d?sslkey=/k.pem&sslpassword=Secr3tPass', 'has sslkey=/k.pem'],
+    ['postgresql://u:pw@h/d?sslpassword=Secr3tPass', 'has sslpassword, which'],
     ['postgresql://u:Secr3tPass@h/d?sslcrl=/crl.pem', 'revocation'],
     ['postgresql://u:Secr3tPass@h/d?gssencmode=require', 'gssencmode=require'],
     ['postgresql://u:Secr3tPass@h/d?ssl=true', "pg's own parameter"],

@@ -194,6 +194,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     const noKey = await cli(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('NEON_API_KEY is not set');
+    // A failed `curl … |` leaves stdin empty: never read as "wait until the project is idle".
+    const empty = await cli([...api(sim), '--project-id', PROJECT, '--operations', '-']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--operations: stdin is empty.');
+    expect(sim.requests).toHaveLength(0);
   });
 
   it('exit 3: the key is refused; --api-key works but is discouraged, and never printed', async () => {

@@ -103,6 +103,25 @@ describe('database_url', () => {
     expectNoPassword(run);
   });
 
+  it('with watch_job and no ids, leaves the database to the post step, which checks it', async () => {
+    sim = await simulate([]);
+    const inputs = {
+      api_key: DEFAULT_KEY,
+      api_host: sim.url,
+      project_id: PROJECT,
+      summary_limit: '0',
+      timeout: '20s',
+      watch_job: 'true',
+      database_url: urlFor(db, 'app', PASSWORD, 'appdb')
+    };
+    const main = await runAction({ inputs });
+    expect(main.outputs).toMatchObject({ status: 'watching', database_ready: '' });
+    expect(main.stdout).not.toContain('Connecting to the database');
+    const post = await runAction({ inputs, state: main.state, step: 'post' });
+    expect(post.code).toBe(0);
+    expect(post.outputs).toMatchObject({ status: 'idle', database_ready: 'true' });
+  });
+
   it('waits for a server that starts only after the first attempt', async () => {
     // The first attempt is met and dropped; only then does the server start, so the step must
     // retry whenever it got there, however long the runner took to start it.

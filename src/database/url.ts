@@ -53,7 +53,9 @@ export function parseDatabaseUrl(value: string) {
     for (const name of names) {
       const given = param(name);
       if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
-        throw fail(`has ${name}=${given}, which this check cannot honour (${why})`);
+        throw fail(
+          `has ${name}${name.endsWith('password') ? '' : `=${given}`}, which this check cannot honour (${why})`
+        );
     }
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const given = param(name);
@@ -139,7 +141,7 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 /**
  * Every string that would reveal the secret, for masking before validation: the URL, and the
  * password as written, decoded and encoded, from the authority (up to the last or the first `@`)
- * and from a `password=` parameter. Works on malformed values too.
+ * and from a `password=` or `sslpassword=` parameter. Works on malformed values too.
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
@@ -147,7 +149,7 @@ export function secretsOf(value: string): string[] {
   const written = [
     authority,
     authority?.split('@')[0],
-    ...[...text.matchAll(/[?&]password=([^&#]*)/gi)].map((match) => match[1])
+    ...[...text.matchAll(/[?&](?:ssl)?password=([^&#]*)/gi)].map((match) => match[1])
   ];
   const forms = new Set([value, text]);
   for (const password of written.filter(Boolean) as string[]) {

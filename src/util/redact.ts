@@ -22,9 +22,9 @@ export function redact(text: string): string {
 /** For tests: forget every registered secret. */
 export const clearSecrets = (): void => secrets.clear();
 
-/** A URL as it may be shown: everything before the last `@` of its authority, and any `password=` value, hidden. */
+/** A URL as it may be shown: everything before the last `@` of its authority, and any `password=` or `sslpassword=` value, hidden. */
 export function redactUrl(value: string): string {
   return value
     .replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}${REDACTED}@`)
-    .replace(/([?&]password=)[^&#]*/gi, `$1${REDACTED}`);
+    .replace(/([?&](?:ssl)?password=)[^&#]*/gi, `$1${REDACTED}`);
 }

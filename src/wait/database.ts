@@ -16,7 +16,8 @@ export async function checkDatabase(
   deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
   const parsed = settings.databaseUrl;
-  if (!parsed) return result;
+  // Watching the job: the post step checks the database once the job's operations are done.
+  if (!parsed || result.status === WAIT_STATUS.watching) return result;
   const target = describeTarget(parsed);
   let skipped: string | undefined;
   if (!settings.wait) skipped = 'wait is false';
