@@ -170,7 +170,7 @@ describe('ids from the API', () => {
     const refused = await read({ ...fields, project_id: '$(id)' });
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).message).toMatch(
-      /operation project_id that is not a valid id \("\$\(id\)"\)/
+      /operation "project_id" that is not a valid id \("\$\(id\)"\)/
     );
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import * as core from '@actions/core';
-import { InputError, type InputReader, readSettings, sinceInput } from '../src/settings.js';
+import { type InputReader, readSettings, sinceInput } from '../src/settings.js';
+import { InputError } from '../src/util/errors.js';
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const OP_A = 'd8ac46eb-a757-42b1-9907-f78322ee394e';

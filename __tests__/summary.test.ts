@@ -164,7 +164,12 @@ describe('the verdict line', () => {
 
   it('writes the input error alone', () => {
     const text = renderSummary(
-      report({ status: 'input_error', failure: "Input 'timeout' is bad", operations: [] })
+      report({
+        status: 'input_error',
+        failure: "Input 'timeout' is bad",
+        operations: [],
+        requests: 0
+      })
     );
     expect(lines(text).slice(0, 5)).toEqual([
       '### ❌ Neon operations: input error',
@@ -173,6 +178,14 @@ describe('the verdict line', () => {
       '',
       '> Input &#39;timeout&#39; is bad'
     ]);
+  });
+
+  it('counts the requests of an input error found with the API (no project to choose)', () => {
+    const text = renderSummary(
+      report({ status: 'input_error', failure: 'several projects', operations: [], requests: 1 })
+    );
+    expect(text).not.toContain('No request was sent');
+    expect(text).toContain('1 API request');
   });
 
   it('writes an unknown status with a question mark, escaped, and an empty one as unknown', () => {

@@ -25,7 +25,7 @@ export interface EngineSettings extends WaitSettings {
   sinceMs?: number;
 }
 
-export type EngineLog = WaitLog & { debug(message: string): void };
+type EngineLog = WaitLog & { debug(message: string): void };
 export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
   log: EngineLog;
   signal: AbortSignal;

@@ -7,8 +7,6 @@ import { redactUrl, registerSecret } from './util/redact.js';
 import { oneLine } from './util/text.js';
 import { type DatabaseTarget, parseDatabaseUrl, secretsOf } from './database/url.js';
 
-export { InputError };
-
 /** What a run was asked to do, checked before any request is sent. Only this module interprets inputs. */
 export interface Settings extends EngineSettings {
   commentOnPr: boolean;

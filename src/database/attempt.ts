@@ -7,6 +7,7 @@
  * password leaves; a bound on what the server sends (pg buffers each message whole, every row).
  */
 import type { Socket } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
 import type { Client, ClientConfig, Connection } from 'pg';
 import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
@@ -141,7 +142,8 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     await connecting;
     await client.query('SELECT 1');
     answered = true;
-    await client.end();
+    // A goodbye, not a wait: a server that never closes must not hold the answer back.
+    await Promise.race([client.end().catch(() => undefined), setTimeout(100)]);
   } catch (error) {
     if (received > MAX_BYTES)
       throw new Error('the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes', {
@@ -150,7 +152,7 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     if (!answered) throw error;
   } finally {
     signal.removeEventListener('abort', destroy);
-    if (!answered) destroy();
+    destroy();
   }
 }
 

@@ -243,7 +243,7 @@ function operationOf(value: unknown): Operation | undefined {
   if (!isOperation(value)) return undefined;
   const op = normalizeOperation(value);
   checkId('operation id', op.id, UUID);
-  checkId('operation project_id', op.project_id, RESOURCE_ID);
+  checkId('operation "project_id"', op.project_id, RESOURCE_ID);
   return op;
 }
 

@@ -39,7 +39,7 @@ const ZWSP = '\u200b';
  * after it has decoded entities, and GFM links a bare `www.` address: an entity cannot stop either.
  * A zero-width space after the `@`, the `#`, the `GH-` or the `www` does, and reads the same.
  */
-export function defuseReferences(text: string): string {
+function defuseReferences(text: string): string {
   return text
     .replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWSP}`)
     .replace(/#(?=\d)/g, `#${ZWSP}`)

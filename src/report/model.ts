@@ -18,7 +18,7 @@ export interface MainVerdict {
 }
 
 /** What the report adds to the wait's result. */
-export interface ReportContext {
+interface ReportContext {
   waited: boolean;
   branchId?: string;
   timeoutMs: number;

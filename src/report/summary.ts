@@ -139,7 +139,7 @@ function top(report: Report, view: View, shape: Shape): string[] {
   const status = report.status || 'unknown';
   const links = Boolean(report.consoleLinks);
   const facts =
-    status === 'input_error'
+    status === 'input_error' && report.requests === 0
       ? ['No request was sent: an input needs fixing.']
       : [
           report.projectId

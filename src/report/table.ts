@@ -19,7 +19,7 @@ export interface TableOptions {
   errorsShown?: ReadonlySet<string>;
 }
 
-export interface OperationsTable {
+interface OperationsTable {
   /**
    * What every row shares, said once above the table instead of in a column (`On branch … ·
    * compute … · started on 2026-11-25, times UTC`); empty when the rows share nothing.
