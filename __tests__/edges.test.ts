@@ -92,8 +92,8 @@ describe('429 without Retry-After near the deadline', () => {
     const last = sim.requests.at(-1)?.at ?? 0;
     expect(last).toBe(19_700);
     expect(result.failure).toBe(
-      `Timed out after 20s waiting for operation ${op.id} (not seen yet): the API kept failing ` +
-        'until the last request at 19.7s, and no retry fits before the deadline. Last error: ' +
+      `Timed out after 20s waiting for operation ${op.id} (not seen yet): the last request ` +
+        'at 19.7s failed, and no retry fits before the deadline. Last error: ' +
         `HTTP 429: rate limit exceeded (request_id ${sim.requests.at(-1)?.requestId})`
     );
   });

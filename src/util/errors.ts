@@ -1,4 +1,7 @@
-/** Every error the action tells apart; the wait maps each to a status in one table (`wait/conclusion.ts`). */
+/**
+ * Every error the action tells apart; the wait maps each to a status in one table
+ * (`wait/conclusion.ts`), the database step its own three endings (`wait/database.ts`).
+ */
 
 /** A mistake in the step's `with:` block. The message names the input and the expected form. */
 export class InputError extends Error {

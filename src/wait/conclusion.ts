@@ -98,8 +98,8 @@ function deadlineEnding(
     return { ...ending, failure };
   }
   const why = lastError
-    ? `: the API kept failing until the last request${at}, and no retry fits before the ` +
-      `deadline. Last error: ${lastError}`
+    ? `: the last request${at} failed, and no retry fits before the deadline. ` +
+      `Last error: ${lastError}`
     : at && `; last check${at}.`;
   return {
     ...ending,
