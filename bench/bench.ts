@@ -458,6 +458,6 @@ console.log(
 );
 console.log(await crowdTable());
 console.log(
-  '\n## Start-up, end-to-end latency and memory (real time, dist/index.js as the runner runs it)\n'
+  '\n## Start-up, end-to-end latency and memory (real time, dist/index.js and dist/cli as they run)\n'
 );
 console.log(await realTimeTable());
