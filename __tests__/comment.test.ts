@@ -6,6 +6,7 @@ import { context } from '@actions/github';
 import {
   digestOf,
   type GitHubContext,
+  isAuthor,
   marker,
   pullRequestOf,
   readMarker
@@ -160,5 +161,22 @@ describe('digestOf', () => {
   it('differs for different bodies', () => {
     expect(digestOf('a')).not.toBe(digestOf('b'));
     expect(digestOf('report')).not.toBe(digestOf('report '));
+  });
+});
+
+describe('isAuthor', () => {
+  const bot = (login: string) => ({ login, type: 'Bot' });
+  const user = (login: string) => ({ login, type: 'User' });
+
+  it('matches the viewer itself, and a bot named with or without [bot]', () => {
+    expect(isAuthor(bot('github-actions[bot]'), 'github-actions[bot]')).toBe(true);
+    expect(isAuthor(bot('github-actions[bot]'), 'github-actions')).toBe(true);
+    expect(isAuthor(user('octocat'), 'octocat')).toBe(true);
+  });
+
+  it('never matches another account, nor a person named like the bot', () => {
+    expect(isAuthor(user('github-actions'), 'github-actions[bot]')).toBe(false);
+    expect(isAuthor(bot('other-app[bot]'), 'github-actions[bot]')).toBe(false);
+    expect(isAuthor(null, 'github-actions[bot]')).toBe(false);
   });
 });

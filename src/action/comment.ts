@@ -121,10 +121,21 @@ async function ourComment(octokit: Octokit, target: Target, tag: string, author:
   const pagesRead = new Set<string>();
   const params = { ...target, per_page: 100 };
   const [mine] = await octokit.paginate(octokit.rest.issues.listComments, params, (page, done) => {
-    const ours = page.data.filter((c) => c.user?.login === author && readMarker(c.body ?? '', tag));
+    const ours = page.data.filter((c) => isAuthor(c.user, author) && readMarker(c.body ?? '', tag));
     const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1] ?? '';
     if (ours.length || pagesRead.has(next) || pagesRead.add(next).size >= MAX_COMMENT_PAGES) done();
     return ours;
   });
   return mine;
+}
+
+/**
+ * Whether REST's comment author is GraphQL's viewer. A bot may be named with or without `[bot]`
+ * (marocchino/sticky-pull-request-comment strips it from `viewer.login`), but only a Bot account
+ * matches without it: a person cannot take an app's name.
+ */
+export function isAuthor(user: { login: string; type?: string } | null, viewer: string): boolean {
+  if (!user) return false;
+  const base = (login: string): string => login.replace(/\[bot\]$/, '');
+  return user.login === viewer || (user.type === 'Bot' && base(user.login) === base(viewer));
 }
