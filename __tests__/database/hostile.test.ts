@@ -55,13 +55,7 @@ describe('channel_binding=require against a server in the middle', () => {
     await withServer(
       (_socket, write) => write(ask()),
       async (server) => {
-        const url = urlFor(
-          { host: HOST, port: server.port },
-          'app',
-          PASSWORD,
-          'appdb',
-          '?sslmode=require&channel_binding=require'
-        );
+        const url = urlOf(server, '?sslmode=require&channel_binding=require');
         const run = await runProbe(url, 5000);
         const result = failure(run);
         expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
@@ -88,13 +82,7 @@ describe('channel_binding=require against a server in the middle', () => {
         });
       },
       async (server) => {
-        const url = urlFor(
-          { host: HOST, port: server.port },
-          'app',
-          PASSWORD,
-          'appdb',
-          '?sslmode=require&channel_binding=require'
-        );
+        const url = urlOf(server, '?sslmode=require&channel_binding=require');
         const result = failure(await runProbe(url, 5000));
         expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
         expect(result.message).toContain(
@@ -109,13 +97,7 @@ describe('channel_binding=require against a server in the middle', () => {
     await withServer(
       (_socket, write) => write(wire.cleartext()),
       async (server) => {
-        const url = urlFor(
-          { host: HOST, port: server.port },
-          'app',
-          PASSWORD,
-          'appdb',
-          '?sslmode=require'
-        );
+        const url = urlOf(server, '?sslmode=require');
         await runProbe(url, 1500);
         expect(server.received().toString('latin1')).toContain(PASSWORD);
       }
@@ -126,13 +108,7 @@ describe('channel_binding=require against a server in the middle', () => {
     await withServer(
       (_socket, write) => write(wire.cleartext()),
       async (server) => {
-        const url = urlFor(
-          { host: HOST, port: server.port },
-          'app',
-          PASSWORD,
-          'appdb',
-          '?sslmode=require&require_auth=scram-sha-256'
-        );
+        const url = urlOf(server, '?sslmode=require&require_auth=scram-sha-256');
         const result = failure(await runProbe(url, 5000));
         expect(result.message).toContain(
           'authentication refused: require_auth=scram-sha-256, and the server asked for a cleartext password; no password was sent'
@@ -178,6 +154,10 @@ async function peakMemory<T>(run: () => Promise<T>): Promise<{ value: T; peakMiB
   }
 }
 
+/** The URL of the app's database on a fake server, with these parameters. */
+const urlOf = (server: { port: number }, query: string): string =>
+  urlFor({ host: HOST, port: server.port }, 'app', PASSWORD, 'appdb', query);
+
 /** Writes `chunk` again and again while the client reads, up to `total` bytes. */
 function flood(socket: Duplex, write: (bytes: Buffer) => boolean, chunk: Buffer, total: number) {
   let left = total;
@@ -216,13 +196,7 @@ describe('a hostile server', () => {
     ]
   ])('%s: costs a few MiB, and ends at once', async (_name, script) => {
     await withServer(script, async (server) => {
-      const url = urlFor(
-        { host: HOST, port: server.port },
-        'app',
-        PASSWORD,
-        'appdb',
-        '?sslmode=require'
-      );
+      const url = urlOf(server, '?sslmode=require');
       const { value: run, peakMiB } = await peakMemory(() => runProbe(url, 10_000));
       const result = failure(run);
       expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
@@ -246,13 +220,7 @@ describe('a hostile server', () => {
         );
       },
       async (server) => {
-        const url = urlFor(
-          { host: HOST, port: server.port },
-          'app',
-          PASSWORD,
-          'appdb',
-          '?sslmode=require'
-        );
+        const url = urlOf(server, '?sslmode=require');
         const run = await runProbe(url, 2000);
         clearInterval(timer);
         expect(failure(run).reason).toBe('timeout');
