@@ -2,15 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
-import {
-  actionName,
-  operationDurationMs,
-  statusCounts,
-  statusLabel,
-  statusMarker,
-  utc
-} from '../src/report/display.js';
+import { actionName, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
 import type { Operation } from '../src/neon/operation.js';
+import { statusLabel, statusMarker } from '../src/wait/status.js';
 
 /** The action enum of the official OpenAPI document (API v2) shipped in `@neondatabase/api-client`. */
 const OFFICIAL_ACTIONS = (

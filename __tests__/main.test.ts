@@ -12,7 +12,7 @@ import { DEFAULT_KEY, PROJECT, simulate, uuid } from './helpers/sim.js';
 import { operation } from '../simulator/scenario.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
-const { run } = await import('../src/main.js');
+const { run } = await import('../src/action/main.js');
 const { clearSecrets } = await import('../src/util/redact.js');
 
 let sim: Simulator | undefined;

@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { withTables } from '../scripts/readme-tables.js';
+import { withOptions, withTables } from '../scripts/readme-tables.js';
+import { FLAGS, HELP } from '../src/cli/main.js';
+import { INPUTS } from '../src/inputs.js';
+import { NEON_API_HOST } from '../src/neon/client.js';
+import { OUTPUTS } from '../src/outputs.js';
+import { formatDuration } from '../src/util/duration.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -31,11 +36,51 @@ const anchorsOf = (markdown: string): Set<string> =>
     )
   );
 
+// Prettier may pad table cells; compare without the padding.
+const squeeze = (text: string): string => text.replace(/ {2,}/g, ' ').replace(/-{3,}/g, '---');
+
+describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)', () => {
+  type Yml = { description: string; required?: boolean; default?: string };
+  const action = parse(actionYml) as { inputs: Record<string, Yml>; outputs: Record<string, Yml> };
+
+  it("action.yml's inputs are the rows of the action: names, order, descriptions, defaults", () => {
+    const rows = INPUTS.filter((row) => row.only !== 'command');
+    expect(Object.keys(action.inputs)).toEqual(rows.map((row) => row.name));
+    for (const row of rows)
+      expect(action.inputs[row.name]).toEqual({
+        description: row.description,
+        required: row.default === undefined,
+        ...(row.default !== undefined && { default: row.default })
+      });
+  });
+
+  it("action.yml's outputs are the output rows", () => {
+    expect(Object.keys(action.outputs)).toEqual(OUTPUTS.map((o) => o.name));
+    for (const o of OUTPUTS)
+      expect(squeeze(action.outputs[o.name]!.description)).toBe(o.description);
+  });
+
+  it("each row's description states its default and bounds, as parsing uses them", () => {
+    for (const row of INPUTS.filter((r) => r.only !== 'command')) {
+      const bounds =
+        row.type === 'duration' ? [row.min, row.max].map((ms) => formatDuration(ms!)) : [];
+      if (row.type === 'count') bounds.push(`${row.min} to ${row.max}`);
+      for (const bound of bounds) expect(`${row.name}: ${row.description}`).toContain(bound);
+    }
+    expect(INPUTS.find((r) => r.name === 'api_host')?.default).toBe(NEON_API_HOST);
+  });
+
+  it('the command has a flag for each row of its own, in its help; docs/cli.md has them all (npm run docs)', () => {
+    for (const row of FLAGS)
+      expect(HELP).toMatch(new RegExp(`^  --${row.flag ?? row.name.replace(/_/g, '-')} `, 'm'));
+    const cliMd = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
+    expect(squeeze(cliMd)).toBe(squeeze(withOptions(cliMd)));
+  });
+});
+
 describe('README', () => {
-  it('has the inputs and outputs tables of action.yml (npm run docs rewrites them)', () => {
-    // Prettier may pad table cells; compare without the padding.
-    const squeeze = (text: string): string => text.replace(/ {2,}/g, ' ').replace(/-{3,}/g, '---');
-    expect(squeeze(readme)).toBe(squeeze(withTables(readme, actionYml)));
+  it('has the inputs and outputs tables of the rows (npm run docs rewrites them)', () => {
+    expect(squeeze(readme)).toBe(squeeze(withTables(readme)));
   });
 
   it('names every input and output of action.yml', () => {

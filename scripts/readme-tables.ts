@@ -1,54 +1,66 @@
 /**
- * The README's inputs and outputs tables are made from action.yml, so they never drift:
- * `npm run docs` rewrites them, and a test fails when the README is not current.
+ * The README's inputs and outputs tables and docs/cli.md's options table are made from the rows of
+ * `src/inputs.ts` and `src/outputs.ts`, so they never drift: `npm run docs` rewrites them, and a
+ * test fails when a page is not current (another checks action.yml against the same rows).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
-
-interface ActionYml {
-  inputs: Record<string, { description: string }>;
-  outputs: Record<string, { description: string }>;
-}
+import { FLAGS, flagText, flagUsage } from '../src/cli/main.js';
+import { INPUTS } from '../src/inputs.js';
+import { OUTPUTS } from '../src/outputs.js';
 
 const cell = (text: string): string => text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
 
-/** Two columns: each description states its default (`npm run lint:actions` checks that). */
-export function inputsTable(action: ActionYml): string {
-  const rows = Object.entries(action.inputs).map(
-    ([name, input]) => `| \`${name}\` | ${cell(input.description)} |`
-  );
-  return ['| input | description |', '| --- | --- |', ...rows].join('\n');
+const table = (head: [string, string], rows: Array<[string, string]>): string =>
+  [
+    `| ${head.join(' | ')} |`,
+    '| --- | --- |',
+    ...rows.map(([a, b]) => `| ${a} | ${cell(b)} |`)
+  ].join('\n');
+
+/** The text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced. */
+function put(text: string, name: string, content: string): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`no ${start} … ${end} block`);
+  return `${text.slice(0, a + start.length)}\n\n${content}\n\n${text.slice(b)}`;
 }
 
-export function outputsTable(action: ActionYml): string {
-  const rows = Object.entries(action.outputs).map(
-    ([name, output]) => `| \`${name}\` | ${cell(output.description)} |`
+/** Two columns: each description states its default (a test checks that). */
+export function withTables(readme: string): string {
+  const inputs = INPUTS.filter((row) => row.only !== 'command');
+  return put(
+    put(
+      readme,
+      'inputs',
+      table(
+        ['input', 'description'],
+        inputs.map((r) => [`\`${r.name}\``, r.description])
+      )
+    ),
+    'outputs',
+    table(
+      ['output', 'description'],
+      OUTPUTS.map((o) => [`\`${o.name}\``, o.description])
+    )
   );
-  return ['| output | description |', '| --- | --- |', ...rows].join('\n');
 }
 
-/** The README with the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced. */
-export function withTables(readme: string, actionYml: string): string {
-  const action = parse(actionYml) as ActionYml;
-  const put = (text: string, name: string, table: string): string => {
-    const start = `<!-- ${name}:start -->`;
-    const end = `<!-- ${name}:end -->`;
-    const a = text.indexOf(start);
-    const b = text.indexOf(end);
-    if (a < 0 || b < a) throw new Error(`README.md has no ${start} … ${end} block`);
-    return `${text.slice(0, a + start.length)}\n\n${table}\n\n${text.slice(b)}`;
-  };
-  return put(put(readme, 'inputs', inputsTable(action)), 'outputs', outputsTable(action));
+export function withOptions(cliMd: string): string {
+  const rows = FLAGS.map((row): [string, string] => [`\`${flagUsage(row)}\``, flagText(row)]);
+  return put(cliMd, 'options', table(['option', 'what it does'], rows));
 }
 
 if (process.argv[1]?.endsWith('readme-tables.js')) {
   const root = resolve(import.meta.dirname, '..', '..');
-  const readmePath = join(root, 'README.md');
-  const updated = withTables(
-    readFileSync(readmePath, 'utf8'),
-    readFileSync(join(root, 'action.yml'), 'utf8')
-  );
-  writeFileSync(readmePath, updated);
-  console.log('README.md: inputs and outputs tables written from action.yml');
+  for (const [file, rewrite] of [
+    ['README.md', withTables],
+    ['docs/cli.md', withOptions]
+  ] as const) {
+    const path = join(root, file);
+    writeFileSync(path, rewrite(readFileSync(path, 'utf8')));
+  }
+  console.log('README.md and docs/cli.md: tables written from src/inputs.ts and src/outputs.ts');
 }

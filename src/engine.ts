@@ -5,7 +5,8 @@ import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
-import { oneLine, truncate } from './util/text.js';
+import { InputError, type Naming } from './util/errors.js';
+import { oneLine } from './util/text.js';
 import type { WaitSettings } from './wait/mode.js';
 import type { WaitLog } from './wait/tracker.js';
 import { type WaitDeps, waitFor } from './wait/wait.js';
@@ -29,7 +30,29 @@ type EngineLog = WaitLog & { debug(message: string): void };
 export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
   log: EngineLog;
   signal: AbortSignal;
+  /** How the front end names inputs in messages. */
+  named: Naming;
 };
+
+/**
+ * What every front end does: read the settings, then run `engine`; a wrong input ends there with
+ * a report that says so in the front end's words, with no request sent.
+ */
+export async function runStep<S extends EngineSettings>(
+  read: () => S,
+  named: Naming,
+  engine: (settings: S) => Promise<Report>
+): Promise<{ report: Report; settings?: S }> {
+  const startedAt = Date.now();
+  let settings: S;
+  try {
+    settings = read();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return { report: inputErrorReport(error.words(named), startedAt, Date.now()) };
+  }
+  return { report: await engine(settings), settings };
+}
 
 /** Settings → wait → database → recent operations → the report. */
 export async function runEngine(settings: EngineSettings, deps: EngineDeps): Promise<Report> {
@@ -66,22 +89,4 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   } finally {
     await client.close().catch(() => undefined);
   }
-}
-
-/** A result value as JSON, every text (the API's are not ours to trust) cut to 4,000 characters. */
-export const resultJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? truncate(v, 4000) : v));
-
-/** The run's result as typed values: the action's outputs (as text) and the command's `--json`. */
-export function resultFields(report: Report) {
-  return {
-    status: report.status,
-    timed_out: report.timedOut,
-    operation: report.operations[0] ?? null,
-    operations: report.operations,
-    failures_count: report.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0),
-    elapsed_seconds: Number(((report.finishedAt - report.startedAt) / 1000).toFixed(1)),
-    project_id: report.projectId ?? '',
-    ...(report.database && { database_ready: report.database.ready })
-  };
 }

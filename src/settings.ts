@@ -1,10 +1,10 @@
 import { isOperation, normalizeOperation, RESOURCE_ID, UUID } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
-import { NEON_API_HOST } from './neon/client.js';
+import { input as row } from './inputs.js';
 import { formatDuration, parseDuration, YEAR_MS } from './util/duration.js';
-import { InputError } from './util/errors.js';
+import { InputError, type Naming } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
-import { oneLine } from './util/text.js';
+import { capital, oneLine } from './util/text.js';
 import { type DatabaseTarget, parseDatabaseUrl, secretsOf } from './database/url.js';
 
 /** What a run was asked to do, checked before any request is sent. Only this module interprets inputs. */
@@ -17,7 +17,7 @@ export interface Settings extends EngineSettings {
 /** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
 
-/** One input: its trimmed value, and its name in the user's words. */
+/** One input: its trimmed value and its name. */
 type Field = { value: string; name: string };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
@@ -28,17 +28,13 @@ const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no
 const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 
 /**
+ * Defaults and bounds are the rows' (`inputs.ts`). Errors are `InputError`s naming the input.
  * @param mask asks the log's viewer to hide a secret (`::add-mask::`); secrets are redacted anyway
- * @param named how messages name an input mid-sentence: `input 'project_id'`, `--project-id`
  */
-export function readSettings(
-  input: InputReader,
-  mask: (secret: string) => void,
-  named = (name: string): string => `input '${name}'`
-): Settings {
-  const field = (name: string): Field => ({ value: input(name).trim(), name: named(name) });
-  const bool = (name: string, fallback: boolean): boolean =>
-    check(field(name), fallback, (value) => BOOL.get(value), BOOL_FORM);
+export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
+  const field = (name: string): Field => ({ value: input(name).trim(), name });
+  const bool = (name: string): boolean =>
+    check(field(name), row(name).default === 'true', (value) => BOOL.get(value), BOOL_FORM);
   const text = (name: string, pattern: RegExp, form: string): string | undefined =>
     check(field(name), undefined, (value) => (pattern.test(value) ? value : undefined), form);
 
@@ -76,32 +72,31 @@ export function readSettings(
       operations,
       others.length
         ? `holds operations of several projects (${[projectOfOperations, ...others].join(', ')}); wait for one project per step.`
-        : `belongs to project '${projectOfOperations}', but ${named('project_id')} is '${projectId}'.`
+        : (named) =>
+            `belongs to project '${projectOfOperations}', but ${named('project_id')} is '${projectId}'.`
     );
   }
 
   return {
     apiKey: key.value,
-    timeoutMs: duration(field('timeout'), '10m', 6 * 3_600_000), // a hosted job's longest run
-    intervalMs: duration(field('interval'), '5s', 3_600_000),
-    apiHost: apiHostInput(field('api_host'), named('api_key')),
+    timeoutMs: duration(field('timeout')),
+    intervalMs: duration(field('interval')),
+    apiHost: apiHostInput(field('api_host')),
     projectId: projectId ?? projectOfOperations,
     orgId,
     branchId,
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
     givenOperations,
-    wait: bool('wait', true),
-    failFast: bool('fail_fast', false),
-    summary: bool('summary', true),
-    summaryLimit: Number(
-      text('summary_limit', /^0*(\d{1,3}|1000)$/, 'a whole number from 0 to 1000') ?? 20
-    ),
-    commentOnPr: bool('comment_on_pr', false),
+    wait: bool('wait'),
+    failFast: bool('fail_fast'),
+    summary: bool('summary'),
+    summaryLimit: count(field('summary_limit')),
+    commentOnPr: bool('comment_on_pr'),
     commentTag: text('comment_tag', COMMENT_TAG, COMMENT_TAG_FORM) ?? '',
     githubToken: input('github_token').trim(),
     databaseUrl: databaseUrlInput(databaseUrl.trim()),
-    watchJob: bool('watch_job', false),
-    sinceMs: sinceInput(input('since').trim(), Date.now(), named('since'))
+    watchJob: bool('watch_job'),
+    sinceMs: sinceInput(input('since').trim(), Date.now())
   };
 }
 
@@ -117,9 +112,12 @@ function check<T>(field: Field, fallback: T, parse: (v: string) => T | undefined
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
 }
 
-/** An error whose message starts with the input's name. */
-function invalid({ name }: Field, text: string): InputError {
-  return new InputError(`${name.charAt(0).toUpperCase()}${name.slice(1)} ${text}`);
+/** An error whose message starts with the input's name (`text` may name others). */
+function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
+  return new InputError(
+    name,
+    (named) => `${capital(named(name))} ${typeof text === 'string' ? text : text(named)}`
+  );
 }
 
 const ISO_TIME =
@@ -147,7 +145,7 @@ const SINCE_FORM =
  * `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. A bare
  * number is neither (`20261125` is a date; `90` would be seconds only for `timeout`), so it is refused.
  */
-export function sinceInput(value: string, now: number, name = "input 'since'"): number | undefined {
+export function sinceInput(value: string, now: number, name = 'since'): number | undefined {
   const bare = /^\d+(\.\d+)?$/.test(value);
   const back = bare ? undefined : parseDuration(value);
   const at = back !== undefined ? now - back : isoTime(value);
@@ -203,22 +201,29 @@ function operationsJson(field: Field) {
   });
 }
 
-function duration(field: Field, fallback: string, max: number): number {
+function duration(field: Field): number {
+  const { default: fallback = '', min = 0, max = Infinity } = row(field.name);
   const value = field.value || fallback;
   const ms = parseDuration(value) ?? NaN;
-  if (ms >= 1000 && ms <= max) return ms;
-  const why = Number.isNaN(ms) ? 'not a duration' : ms < 1000 ? 'too short' : 'too long';
+  if (ms >= min && ms <= max) return ms;
+  const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
   throw invalid(
     field,
-    `must be a duration from 1s to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s; ` +
+    `must be a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s; ` +
       `'${oneLine(value, 60)}' is ${why}.`
   );
 }
 
-const API_HOST_FORM = `must be the API's base URL, such as ${NEON_API_HOST} (https; plain http only for 127.0.0.1, ::1 or localhost)`;
+function count(field: Field): number {
+  const { default: fallback, min = 0, max = Infinity } = row(field.name);
+  const inBounds = (v: string) => (/^\d+$/.test(v) && +v >= min && +v <= max ? +v : undefined);
+  return check(field, Number(fallback), inBounds, `a whole number from ${min} to ${max}`);
+}
 
-function apiHostInput(field: Field, keyName: string): string {
-  const value = field.value || NEON_API_HOST;
+function apiHostInput(field: Field): string {
+  const fallback = row('api_host').default as string;
+  const API_HOST_FORM = `must be the API's base URL, such as ${fallback} (https; plain http only for 127.0.0.1, ::1 or localhost)`;
+  const value = field.value || fallback;
   const wrong = (why: string): InputError => invalid(field, `${API_HOST_FORM}; ${why}.`);
   let url: URL;
   try {
@@ -228,7 +233,11 @@ function apiHostInput(field: Field, keyName: string): string {
   }
   const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
   if (url.username || url.password) {
-    throw wrong(`it must not hold credentials: pass the key in ${keyName}`);
+    throw invalid(
+      field,
+      (named) =>
+        `${API_HOST_FORM}; it must not hold credentials: pass the key in ${named('api_key')}.`
+    );
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);

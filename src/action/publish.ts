@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { resultFields, resultJson } from '../engine.js';
+import { OUTPUTS, outputText } from '../outputs.js';
 import type { Report } from '../report/model.js';
 import { escapeText } from '../report/markdown.js';
 import { renderSummary } from '../report/summary.js';
@@ -38,20 +38,12 @@ export async function publish(
  * cannot be written loses the outputs, never the verdict: every output is tried, one warning said.
  */
 function setOutputs(report: Report, summary: string, commentUrl: string): void {
-  const { operation, operations, elapsed_seconds, database_ready, ...rest } = resultFields(report);
-  const outputs = {
-    ...rest,
-    operation: operation ? resultJson(operation) : '',
-    operations: resultJson(operations),
-    elapsed_seconds: elapsed_seconds.toFixed(1),
-    summary,
-    comment_url: commentUrl,
-    database_ready: database_ready ?? ''
-  };
+  const published: Record<string, string> = { summary, comment_url: commentUrl };
   let failed: Error | undefined;
-  for (const [name, value] of Object.entries(outputs)) {
+  for (const output of OUTPUTS) {
     try {
-      core.setOutput(name, redact(String(value)));
+      const text = published[output.name] ?? outputText(output, output.value?.(report));
+      core.setOutput(output.name, redact(text));
     } catch (error) {
       failed ??= error as Error;
     }

@@ -2,7 +2,7 @@ import type { Operation } from '../neon/operation.js';
 import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
-import { classifyStatus } from '../wait/status.js';
+import { outcomeOf } from '../wait/status.js';
 
 /** A test case's outcome: passed (nothing), skipped (why), or failed (type and text). */
 type Outcome = { skipped?: string; failure?: [type: string, text: string] };
@@ -15,7 +15,7 @@ type Outcome = { skipped?: string; failure?: [type: string, text: string] };
 export function renderJunit(report: Report): string {
   const cases: Array<[string, Outcome, number?]> = report.operations.map((op) => [
     `${op.action ?? 'operation'} ${op.id}`,
-    outcomeOf(report, op),
+    testCaseOf(report, op),
     op.total_duration_ms
   ]);
   const db = report.database;
@@ -45,12 +45,12 @@ export function renderJunit(report: Report): string {
   ].join('\n');
 }
 
-function outcomeOf(report: Report, op: Operation): Outcome {
+function testCaseOf(report: Report, op: Operation): Outcome {
   const status = op.status ?? 'not seen';
-  if (status === 'skipped') return { skipped: 'skipped by the control plane' };
-  const verdict = classifyStatus(status, true);
-  if (verdict === 'success') return {};
-  if (verdict === 'failure') {
+  const outcome = outcomeOf(status);
+  if (outcome === 'skipped') return { skipped: 'skipped by the control plane' };
+  if (outcome === 'passed') return {};
+  if (outcome === 'failed') {
     const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
     return { failure: [status, `${status}${failures}: ${op.error ?? 'no error text'}`] };
   }

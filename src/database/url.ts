@@ -166,7 +166,8 @@ export function secretsOf(value: string): string[] {
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {
   return new DatabaseUrlError(
-    `Invalid input 'database_url'${shown === undefined ? '' : ` '${shown}'`}: it ${reason}. ` +
+    (named) =>
+      `Invalid ${named('database_url')}${shown === undefined ? '' : ` '${shown}'`}: it ${reason}. ` +
       'Expected postgresql://user:password@host[:port]/database?sslmode=require (or postgres://...).'
   );
 }

@@ -15,7 +15,7 @@ import {
 } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
-/** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
+/** Neon's own API: the default host, and the one whose console the report may link to. */
 export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
 export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
@@ -58,9 +58,12 @@ export class NeonClient {
       path,
       deadline,
       (body) => operationOf((body as { operation?: unknown }).operation),
-      (detail) =>
-        `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
-        `that project (${detail}). Check operation_id / operations and project_id.`
+      [
+        'operation',
+        (detail) =>
+          `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
+          `that project (${detail}).`
+      ]
     );
   }
 
@@ -70,13 +73,10 @@ export class NeonClient {
     deadline: number
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
-    return this.get(
-      path,
-      deadline,
-      (body) => pageOf(body, 'operations', operationOf),
-      (detail) =>
-        `Project ${projectId} was not found, or this API key cannot see it (${detail}). Check project_id.`
-    );
+    return this.get(path, deadline, (body) => pageOf(body, 'operations', operationOf), [
+      'project',
+      (detail) => `Project ${projectId} was not found, or this API key cannot see it (${detail}).`
+    ]);
   }
 
   async listProjects(
@@ -98,7 +98,7 @@ export class NeonClient {
     path: string,
     deadline: number,
     accept: (body: unknown) => T | undefined,
-    notFound?: (detail: string) => string
+    notFound?: [ApiError['missing'], (detail: string) => string]
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
@@ -111,7 +111,7 @@ export class NeonClient {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404 && notFound) {
-          throw new ApiError(notFound(error.message), 404, error.requestId);
+          throw new ApiError(notFound[1](error.message), 404, error.requestId, notFound[0]);
         }
         if (!(error instanceof TransientError)) throw error;
         lastError = error.message;
@@ -187,15 +187,14 @@ export class NeonClient {
       const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
       throw new ApiError(
         `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the API key ` +
-          'is sent only to api_host. Check the api_host input.',
+          'is sent only to the API host.',
         status,
         requestId
       );
     }
     const message =
       status === 401
-        ? 'The API refused the key (HTTP 401): it is missing, invalid or revoked. ' +
-          `Check the secret passed as api_key${ref}.`
+        ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`
         : `${describeHttpError(status, body, text)}${ref}`;
     throw new ApiError(message, status, requestId);
   }

@@ -16,35 +16,6 @@ export function actionName(action: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
 }
 
-/** Each status's mark and, for the wait's own statuses, how it reads in a sentence. */
-const STATUS: Record<string, [mark: string, label?: string]> = {
-  finished: ['✅'],
-  skipped: ['⏭️'],
-  idle: ['✅'],
-  busy: ['⏳', 'busy (work in progress)'],
-  running: ['⏳'],
-  scheduling: ['🕓'],
-  cancelling: ['⏳'],
-  failed: ['⚠️'],
-  error: ['❌'],
-  cancelled: ['🚫'],
-  timeout: ['⌛', 'timed out'],
-  aborted: ['🛑', 'cancelled with the job'],
-  api_error: ['❌', 'API error'],
-  input_error: ['❌', 'input error'],
-  database_error: ['❌', 'database error']
-};
-
-/** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
-export function statusMarker(status: string): string {
-  return Object.hasOwn(STATUS, status) ? STATUS[status]![0] : '❔';
-}
-
-/** How a status reads in a sentence (`timed out`); operation statuses read as they are. */
-export function statusLabel(status: string): string {
-  return (Object.hasOwn(STATUS, status) && STATUS[status]![1]) || status;
-}
-
 /** A time a Date can hold (the API's text could say year 275760 or worse). */
 export function isValidTime(ms: number): boolean {
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15;

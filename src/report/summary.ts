@@ -1,10 +1,10 @@
-import { actionName, statusCounts, statusLabel, statusMarker, utc } from './display.js';
+import { actionName, statusCounts, utc } from './display.js';
 import { formatDuration } from '../util/duration.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
-import { classifyStatus, isKnownStatus } from '../wait/status.js';
+import { isKnownStatus, outcomeOf, statusLabel, statusMarker } from '../wait/status.js';
 import type { MainVerdict, Report } from './model.js';
 import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
@@ -106,9 +106,7 @@ function viewOf(report: Report): View {
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
-  const failing = awaited.filter(
-    (op) => op.status === 'failed' || classifyStatus(op.status, false) === 'failure'
-  );
+  const failing = awaited.filter((op) => outcomeOf(op.status) === 'failed');
   return { awaited, others, repeated: recent.length - others.length, failing };
 }
 
@@ -194,7 +192,7 @@ function headline(report: Report, view: View): string {
   if (report.kind === 'project')
     return `${verdict} ${report.waited ? `after ${took}` : '(report only)'}`;
   const what = namesOf(view.awaited);
-  const succeeded = status === 'finished' || status === 'skipped';
+  const succeeded = ['passed', 'skipped'].includes(outcomeOf(status));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
   return `${verdict} · ${what ? `${what} ` : ''}${when}`;
 }

@@ -1,4 +1,5 @@
-import { actionName, operationDurationMs, statusMarker, utc } from './display.js';
+import { actionName, operationDurationMs, utc } from './display.js';
+import { statusMarker } from '../wait/status.js';
 import { branchUrl, linkedCode } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type Operation, shortId } from '../neon/operation.js';

@@ -1,7 +1,7 @@
 import { actionName, isValidTime, operationDurationMs } from './display.js';
 import { type Operation, shortId } from '../neon/operation.js';
 import { YEAR_MS } from '../util/duration.js';
-import { classifyStatus } from '../wait/status.js';
+import { outcomeOf } from '../wait/status.js';
 
 /** Rows beyond this make a chart nobody can read; the first given (the newest) are kept. */
 export const TIMELINE_ROWS = 25;
@@ -108,13 +108,9 @@ function bar(op: Operation, now: number): Bar | undefined {
   // A duration the chart cannot draw (negative, or past year 275760) is drawn as a moment.
   const reported = operationDurationMs(op, now) ?? 0;
   const duration = isValidTime(start + reported) && reported >= 0 ? Math.min(reported, YEAR_MS) : 0;
-  const verdict = classifyStatus(op.status, false);
-  const tag =
-    verdict === 'failure' || op.status === 'failed'
-      ? 'crit, '
-      : verdict === 'pending'
-        ? 'active, '
-        : 'done, ';
+  const tag = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' }[
+    outcomeOf(op.status)
+  ];
   return { label: barLabel(op), tag, start, end: start + duration };
 }
 

@@ -3,14 +3,30 @@
  * (`wait/conclusion.ts`), the database step its own three endings (`wait/database.ts`).
  */
 
-/** A mistake in the step's `with:` block. The message names the input and the expected form. */
+/** How a front end names an input mid-sentence: `input 'project_id'` (the action), `--project-id`. */
+export type Naming = (input: string) => string;
+export const actionNaming: Naming = (input) => `input '${input}'`;
+
+/**
+ * A wrong input (`input` names it) and the expected form. The text is made by each front end in
+ * its own words (`words(naming)`); `message` has the action's.
+ */
 export class InputError extends Error {
   override name = 'InputError';
+  constructor(
+    readonly input: string,
+    readonly words: (named: Naming) => string
+  ) {
+    super(words(actionNaming));
+  }
 }
 
 /** A `database_url` that is not a PostgreSQL URL; the message never holds its password. */
 export class DatabaseUrlError extends InputError {
   override name = 'DatabaseUrlError';
+  constructor(words: (named: Naming) => string) {
+    super('database_url', words);
+  }
 }
 
 /** The API answered with an error that retrying cannot fix (400, 401, 403, 404, 422, a redirect). */
@@ -19,7 +35,9 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
-    readonly requestId?: string
+    readonly requestId?: string,
+    /** What a 404 did not find: the inputs to check differ. */
+    readonly missing?: 'operation' | 'project'
   ) {
     super(message);
   }

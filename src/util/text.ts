@@ -35,3 +35,6 @@ export const neutralize = (text: string): string =>
   defuse(text)
     .replace(/\r\n?/g, '\n')
     .replace(/^(?=[^\S\n]*::)/gm, '» ');
+
+/** The text with its first letter in upper case, to start a sentence. */
+export const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,5 +1,12 @@
 import { formatDuration, YEAR_MS } from '../util/duration.js';
-import { ApiError, CancelledError, DeadlineError, InputError } from '../util/errors.js';
+import {
+  actionNaming,
+  ApiError,
+  CancelledError,
+  DeadlineError,
+  InputError,
+  type Naming
+} from '../util/errors.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
 import type { WaitMode, WaitSettings } from './mode.js';
@@ -21,6 +28,7 @@ interface EndingContext {
   signal?: AbortSignal;
   /** Checks that had succeeded before the error: a 404 after some is a deletion, not a typo. */
   checksDone: number;
+  named?: Naming;
 }
 
 /** The one table from an error to the wait's status and the message the user reads. */
@@ -28,13 +36,14 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   // After any of these, nothing more is asked of the API (the summary's extra requests included).
   const final = (status: string, failure: string) => ({ status, failure, apiUnusable: true });
   const gone = error instanceof ApiError && error.status === 404;
+  const named = ctx.named ?? actionNaming;
   if (error instanceof CancelledError || ctx.signal?.aborted)
     return final(
       WAIT_STATUS.aborted,
       'The job was cancelled while waiting; outputs and summary show what was seen.'
     );
   if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
-  if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.message);
+  if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
   // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
   if (gone && ctx.settings.jobMark)
     return final(
@@ -45,13 +54,31 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
     return final(
       WAIT_STATUS.apiError,
       `What this wait followed disappeared after ${ctx.checksDone} successful check(s): the project, ` +
-        `the branch or the operation was deleted during the wait (or the key lost access). ${error.message}`
+        `the branch or the operation was deleted during the wait (or the key lost access). ${withHint(error, named)}`
     );
   const message =
     error instanceof ApiError
-      ? error.message
+      ? withHint(error, named)
       : `Unexpected error: ${(error as Error)?.message ?? String(error)}`;
   return final(WAIT_STATUS.apiError, message);
+}
+
+/** An API error and the inputs it points at, which the client does not know, in the front end's words. */
+function withHint(error: ApiError, named: Naming): string {
+  const { status, missing } = error;
+  const inputs =
+    status === 401
+      ? ['api_key']
+      : status >= 300 && status < 400
+        ? ['api_host']
+        : missing === 'operation'
+          ? ['operation_id', 'operations', 'project_id']
+          : missing
+            ? ['project_id']
+            : [];
+  const names = inputs.map(named);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  return list ? `${error.message} Check ${list}.` : error.message;
 }
 
 /** The deadline came while something was still open: say what. */

@@ -22,26 +22,70 @@ export type ResultStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS] | (str
 /** What a status means for a wait. */
 export type Verdict = 'success' | 'failure' | 'pending';
 
+/** How a test report (JUnit) and the timeline show an operation's status; `open` depends on how the wait ended. */
+export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
+
+interface StatusRow {
+  /** One of the API's OperationStatus values, or the wait's own. */
+  of: 'operation' | 'wait';
+  verdict: Verdict;
+  /** Severity, higher is worse: the worst of several statuses stands for them all. */
+  rank: number;
+  /** Shown before the status in the summary, the comment and the timeline's tables. */
+  marker: string;
+  /** How it reads in a sentence (`timed out`). */
+  label: string;
+  outcome: Outcome;
+}
+
+type Row = [string, StatusRow['of'], Verdict, number, string, Outcome, string?];
+
 /**
- * Each status's verdict and severity (higher is worse). In-progress statuses rank between failures
- * and successes, so that `wait: false` reports "still running" over "finished" but under any
- * failure. A Map, not an object literal: an API status such as `__proto__` must find nothing.
+ * Every status, in the order the `status` output's description lists them. `failed` is pending (the
+ * control plane may retry it) but shown as failed. In-progress statuses rank between failures and
+ * successes, so that `wait: false` reports "still running" over "finished" but under any failure;
+ * the wait's own, but `timeout`, rank as an unknown status would. A Map, not an object literal: an
+ * API status such as `__proto__` must find nothing.
  */
-const STATUSES = new Map<string, [Verdict | undefined, number]>([
-  ['timeout', [undefined, 100]],
-  ['error', ['failure', 90]],
-  ['cancelled', ['failure', 80]],
-  ['failed', ['pending', 70]],
-  ['cancelling', ['pending', 60]],
-  ['running', ['pending', 50]],
-  ['scheduling', ['pending', 40]],
-  ['finished', ['success', 20]],
-  ['skipped', ['success', 10]]
-]);
+const STATUSES = new Map<string, StatusRow>(
+  (
+    [
+      // status, of, verdict, rank, marker, outcome, label
+      ['finished', 'operation', 'success', 20, '✅', 'passed'],
+      ['skipped', 'operation', 'success', 10, '⏭️', 'skipped'],
+      ['failed', 'operation', 'pending', 70, '⚠️', 'failed'],
+      ['cancelled', 'operation', 'failure', 80, '🚫', 'failed'],
+      ['error', 'operation', 'failure', 90, '❌', 'failed'],
+      ['cancelling', 'operation', 'pending', 60, '⏳', 'open'],
+      ['running', 'operation', 'pending', 50, '⏳', 'open'],
+      ['scheduling', 'operation', 'pending', 40, '🕓', 'open'],
+      [WAIT_STATUS.timeout, 'wait', 'failure', 100, '⌛', 'failed', 'timed out'],
+      [WAIT_STATUS.idle, 'wait', 'success', 55, '✅', 'passed'],
+      [WAIT_STATUS.busy, 'wait', 'pending', 55, '⏳', 'open', 'busy (work in progress)'],
+      [WAIT_STATUS.watching, 'wait', 'pending', 55, '⏳', 'open'],
+      [WAIT_STATUS.aborted, 'wait', 'failure', 55, '🛑', 'failed', 'cancelled with the job'],
+      [WAIT_STATUS.apiError, 'wait', 'failure', 55, '❌', 'failed', 'API error'],
+      [WAIT_STATUS.inputError, 'wait', 'failure', 55, '❌', 'failed', 'input error'],
+      [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error']
+    ] satisfies Row[]
+  ).map(([status, of, verdict, rank, marker, outcome, label]) => [
+    status,
+    { of, verdict, rank, marker, outcome, label: label ?? status }
+  ])
+);
+
+export const STATUS_NAMES = [...STATUSES.keys()];
+/** Every status's row (the test checks each has every column). */
+export const statusRows = (): Array<[string, StatusRow]> => [...STATUSES];
+
+const operationStatus = (status: string) => {
+  const row = STATUSES.get(status);
+  return row?.of === 'operation' ? row : undefined;
+};
 
 /** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
 export function isKnownStatus(status: string): boolean {
-  return STATUSES.get(status)?.[0] !== undefined;
+  return operationStatus(status) !== undefined;
 }
 
 /**
@@ -50,17 +94,26 @@ export function isKnownStatus(status: string): boolean {
  */
 export function classifyStatus(status: string, failFast: boolean): Verdict {
   if (status === 'failed' && failFast) return 'failure';
-  return STATUSES.get(status)?.[0] ?? 'pending';
+  return operationStatus(status)?.verdict ?? 'pending';
 }
+
+/** How an operation's status shows in JUnit and the timeline (an unknown one is open). */
+export const outcomeOf = (status: string): Outcome => operationStatus(status)?.outcome ?? 'open';
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
 export function isInProgress(status: string): boolean {
   return classifyStatus(status, false) === 'pending';
 }
 
+/** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
+export const statusMarker = (status: string): string => STATUSES.get(status)?.marker ?? '❔';
+
+/** How a status reads in a sentence (`timed out`); others read as they are. */
+export const statusLabel = (status: string): string => STATUSES.get(status)?.label ?? status;
+
 /** The one status that stands for several: the worst (the first of equals); all skipped gives `skipped`. */
 export function aggregateStatus(statuses: readonly string[]): string {
   // An unknown status is in progress: it ranks among the in-progress ones.
-  const rank = (status: string) => STATUSES.get(status)?.[1] ?? 55;
+  const rank = (status: string) => STATUSES.get(status)?.rank ?? 55;
   return statuses.reduce((worst, s) => (rank(s) > rank(worst) ? s : worst), statuses[0] ?? '');
 }

@@ -1,14 +1,14 @@
 import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
-import { resolveProjectId } from '../neon/project.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { CancelledError } from '../util/errors.js';
+import { CancelledError, type Naming } from '../util/errors.js';
 import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
+import { resolveProjectId } from './project.js';
 import { type JobMark, kindFor, modeFor, type WaitKind, type WaitSettings } from './mode.js';
 import { Pace, pollDelay } from './schedule.js';
 import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
@@ -49,6 +49,8 @@ export interface WaitDeps {
   onJobMark?: (mark: JobMark) => void;
   /** After each check: the awaited operations and when the next check is due (the command's live line). */
   onCheck?: (operations: Operation[], nextCheckAt: number) => void;
+  /** How the front end names inputs in messages (the action's words by default). */
+  named?: Naming;
 }
 
 /** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
@@ -74,7 +76,13 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     apiUnusable: false
   };
   let checksDone = 0;
-  const context = () => ({ settings, startedAt, signal: deps.signal, checksDone });
+  const context = () => ({
+    settings,
+    startedAt,
+    signal: deps.signal,
+    checksDone,
+    named: deps.named
+  });
   const end = (ending: Ending): WaitResult => {
     const seen = { operations: tracker.list(), finishedAt: clock.now(), checks: checksDone };
     return Object.assign(result, ending, seen);

@@ -1,4 +1,5 @@
-import type { NeonClient } from './client.js';
+import type { NeonClient } from '../neon/client.js';
+import { capital } from '../util/text.js';
 import { InputError } from '../util/errors.js';
 
 /** The project to watch when none was named: the only one the key sees, else an error listing some. */
@@ -15,9 +16,11 @@ export async function resolveProjectId(
   if (page.projects.length === 1) return (page.projects[0] as { id: string }).id;
   if (page.projects.length === 0) {
     throw new InputError(
-      "Input 'project_id' is empty and the API key sees no project" +
+      'project_id',
+      (named) =>
+        `${capital(named('project_id'))} is empty and the API key sees no project` +
         (given.orgId ? ` in organization ${given.orgId}` : '') +
-        '. Set project_id (with a personal key, projects of an organization need org_id).'
+        `. Set ${named('project_id')} (with a personal key, projects of an organization need ${named('org_id')}).`
     );
   }
   const more = page.projects.length > shown;
@@ -25,7 +28,9 @@ export async function resolveProjectId(
     .slice(0, shown)
     .map((p) => (p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id));
   throw new InputError(
-    `Input 'project_id' is empty and the API key sees ${more ? 'more than ' : ''}${Math.min(shown, page.projects.length)} ` +
-      `projects: ${names.join(', ')}${more ? ', …' : ''}. Set project_id to one of them.`
+    'project_id',
+    (named) =>
+      `${capital(named('project_id'))} is empty and the API key sees ${more ? 'more than ' : ''}${Math.min(shown, page.projects.length)} ` +
+      `projects: ${names.join(', ')}${more ? ', …' : ''}. Set ${named('project_id')} to one of them.`
   );
 }

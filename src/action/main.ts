@@ -1,0 +1,35 @@
+import * as core from '@actions/core';
+import { type EngineSettings, runEngine, runStep } from '../engine.js';
+import type { Report } from '../report/model.js';
+import { readSettings, summaryWanted } from '../settings.js';
+import { actionNaming } from '../util/errors.js';
+import * as state from './job-state.js';
+import * as log from './log.js';
+import { publish } from './publish.js';
+
+/** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
+const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
+
+/** The main step; with `watch_job` it leaves the mark and its verdict for the post step. */
+export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
+  state.saveMainVerdict(await runAction(signal));
+}
+
+/**
+ * One step of the action: inputs → engine → publish (an input error is published too). The post
+ * step passes its own settings over the inputs, and makes the job's report from what it saw.
+ */
+export async function runAction(
+  signal: AbortSignal,
+  post?: { settings: Partial<EngineSettings>; report: (seen: Report) => Report }
+): Promise<Report> {
+  const deps = { log, signal, onJobMark: state.saveJobMark, named: actionNaming };
+  const { report, settings } = await runStep(
+    () => ({ ...readSettings(input, core.setSecret), ...post?.settings }),
+    actionNaming,
+    (read) => runEngine(read, deps)
+  );
+  const shown = post ? post.report(report) : report;
+  await publish(settings ?? { summary: summaryWanted(input) }, shown, signal);
+  return shown;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The command's entry (dist/cli/index.js): the process's streams, environment and signals.
+import { start } from '../util/entry.js';
+import { main } from './main.js';
+
+const { stdout, stderr, env } = process;
+start(
+  async (signal) =>
+    (process.exitCode = await main(process.argv.slice(2), { stdout, stderr, env, signal })),
+  (message) => {
+    stderr.write(`${message}\n`);
+    process.exitCode = 1;
+  }
+);

@@ -1,0 +1,72 @@
+import type { Report } from './report/model.js';
+import { truncate } from './util/text.js';
+import { STATUS_NAMES } from './wait/status.js';
+
+/** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
+interface Output {
+  name: string;
+  description: string;
+  /** The typed value; none for what only the action's publishing knows (the summary, the comment). */
+  value?: (report: Report) => unknown;
+  /** The output's text, where `String` would not do. */
+  text?: (value: unknown) => string;
+}
+
+export const OUTPUTS: readonly Output[] = [
+  {
+    name: 'status',
+    description: `The verdict: ${STATUS_NAMES.slice(0, -1).join(', ')} or ${STATUS_NAMES.at(-1)} (several operations: the worst).`,
+    value: (r) => r.status
+  },
+  {
+    name: 'timed_out',
+    description: '`true` when the deadline passed before the wait ended, else `false`.',
+    value: (r) => r.timedOut
+  },
+  {
+    name: 'operation',
+    description: 'JSON of the first awaited operation as last seen.',
+    value: (r) => r.operations[0] ?? null
+  },
+  {
+    name: 'operations',
+    description: 'JSON array of every awaited operation as last seen.',
+    value: (r) => r.operations
+  },
+  {
+    name: 'failures_count',
+    description: 'Sum of failures_count over the awaited operations.',
+    value: (r) => r.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0)
+  },
+  {
+    name: 'elapsed_seconds',
+    description: 'Seconds spent, with one decimal.',
+    value: (r) => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1)),
+    text: (seconds) => (seconds as number).toFixed(1)
+  },
+  { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '' },
+  { name: 'summary', description: 'The job summary as Markdown.' },
+  { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
+  {
+    name: 'database_ready',
+    description: 'With database_url: `true` when SELECT 1 answered, else `false`.',
+    value: (r) => r.database?.ready
+  }
+];
+
+/** A result value as JSON, every text (the API's are not ours to trust) cut to 4,000 characters. */
+export const resultJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? truncate(v, 4000) : v));
+
+/** The run's result as typed values (the command's `--json`); a field without a value is left out. */
+export function resultFields(report: Report): Record<string, unknown> {
+  const fields = OUTPUTS.map((o) => [o.name, o.value?.(report)] as const);
+  return Object.fromEntries(fields.filter(([, value]) => value !== undefined));
+}
+
+/** An output's text as the runner keeps it: JSON for objects, '' for none. */
+export function outputText(output: Output, value: unknown): string {
+  if (output.text && value !== undefined) return output.text(value);
+  if (typeof value === 'object' && value !== null) return resultJson(value);
+  return value === undefined || value === null ? '' : String(value);
+}

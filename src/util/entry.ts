@@ -1,0 +1,17 @@
+import { redact } from './redact.js';
+
+/**
+ * Starts an entry file's work: SIGINT and SIGTERM abort it (every signal is caught: a second one
+ * must not end the process before the report is out), and only a bug reaches `fail`, with its
+ * message and no stack.
+ */
+export function start(
+  work: (signal: AbortSignal) => Promise<unknown>,
+  fail: (message: string) => void
+): void {
+  const controller = new AbortController();
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
+  work(controller.signal).catch((error: unknown) =>
+    fail(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`)
+  );
+}
