@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { aggregateStatus, classifyStatus, isKnownStatus } from '../src/wait/status.js';
+import {
+  aggregateStatus,
+  classifyStatus,
+  isKnownStatus,
+  STATUS_NAMES,
+  statusRows,
+  WAIT_STATUS
+} from '../src/wait/status.js';
 
 /** Every value of the API's OperationStatus enum. */
 const OFFICIAL = [
@@ -81,6 +88,22 @@ describe('aggregateStatus', () => {
   it('puts any in-progress status above finished and skipped', () => {
     for (const status of ['scheduling', 'running', 'cancelling']) {
       expect(aggregateStatus(['finished', status, 'skipped'])).toBe(status);
+    }
+  });
+});
+
+describe('the status table', () => {
+  it('has a row for every status the API or the wait can give, and every row has every column', () => {
+    expect(STATUS_NAMES).toEqual(
+      expect.arrayContaining([...OFFICIAL, ...Object.values(WAIT_STATUS)])
+    );
+    for (const [status, row] of statusRows()) {
+      expect([status, Object.keys(row).sort()]).toEqual([
+        status,
+        ['label', 'marker', 'of', 'outcome', 'rank', 'verdict']
+      ]);
+      for (const value of Object.values(row)) expect([status, value]).not.toContainEqual('');
+      expect([status, row.marker]).not.toEqual([status, '❔']);
     }
   });
 });

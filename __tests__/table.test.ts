@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { errorItem, idCode, operationsTable, type TableOptions } from '../src/report/table.js';
+import { inputErrorReport, stableView } from '../src/report/model.js';
+import {
+  COLUMNS,
+  errorItem,
+  idCode,
+  operationsTable,
+  type TableOptions
+} from '../src/report/table.js';
 import { makeOperation, nextId } from './helpers/operations.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
@@ -205,5 +212,24 @@ describe('errorItem', () => {
       `- ❌ ${idCode(o)} **Start compute** error (3 failures): no &#42;way&#42;`
     );
     expect(errorItem(o, 0)).toBe(`- ❌ ${idCode(o)} **Start compute** error (3 failures)`);
+  });
+});
+
+describe('the PR comment digest (stableView) follows the columns that count', () => {
+  const base = op({ status: 'running', failures_count: 0 });
+  const viewOf = (o: Operation): string =>
+    stableView({ ...inputErrorReport('', 0, 0), operations: [o] });
+
+  it.each(COLUMNS.filter((c) => c.digest).map((c) => [c.header, c] as const))(
+    'a change in %s rewrites the comment',
+    (_, column) => {
+      const changed = { ...base, status: 'finished', failures_count: 1, id: nextId() };
+      expect(column.digest!(changed)).not.toEqual(column.digest!(base));
+      expect(viewOf(changed)).not.toBe(viewOf(base));
+    }
+  );
+
+  it('the time an operation took, which changes on every run, does not', () => {
+    expect(viewOf({ ...base, updated_at: new Date(NOW).toISOString() })).toBe(viewOf(base));
   });
 });

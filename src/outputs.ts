@@ -12,46 +12,21 @@ interface Output {
   text?: (value: unknown) => string;
 }
 
+const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
+
+// A table, one output a line: name, description, value (and its text where `String` would not do).
+// prettier-ignore
 export const OUTPUTS: readonly Output[] = [
-  {
-    name: 'status',
-    description: `The verdict: ${STATUS_NAMES.slice(0, -1).join(', ')} or ${STATUS_NAMES.at(-1)} (several operations: the worst).`,
-    value: (r) => r.status
-  },
-  {
-    name: 'timed_out',
-    description: '`true` when the deadline passed before the wait ended, else `false`.',
-    value: (r) => r.timedOut
-  },
-  {
-    name: 'operation',
-    description: 'JSON of the first awaited operation as last seen.',
-    value: (r) => r.operations[0] ?? null
-  },
-  {
-    name: 'operations',
-    description: 'JSON array of every awaited operation as last seen.',
-    value: (r) => r.operations
-  },
-  {
-    name: 'failures_count',
-    description: 'Sum of failures_count over the awaited operations.',
-    value: (r) => r.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0)
-  },
-  {
-    name: 'elapsed_seconds',
-    description: 'Seconds spent, with one decimal.',
-    value: (r) => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1)),
-    text: (seconds) => (seconds as number).toFixed(1)
-  },
+  { name: 'status', description: `The verdict: ${STATUS_NAMES.slice(0, -1).join(', ')} or ${STATUS_NAMES.at(-1)} (several operations: the worst).`, value: (r) => r.status },
+  { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: (r) => r.timedOut },
+  { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => r.operations[0] ?? null },
+  { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: (r) => r.operations },
+  { name: 'failures_count', description: 'Sum of failures_count over the awaited operations.', value: (r) => r.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0) },
+  { name: 'elapsed_seconds', description: 'Seconds spent, with one decimal.', value: seconds, text: (s) => (s as number).toFixed(1) },
   { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '' },
   { name: 'summary', description: 'The job summary as Markdown.' },
   { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
-  {
-    name: 'database_ready',
-    description: 'With database_url: `true` when SELECT 1 answered, else `false`.',
-    value: (r) => r.database?.ready
-  }
+  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => r.database?.ready }
 ];
 
 /** A result value as JSON, every text (the API's are not ours to trust) cut to 4,000 characters. */

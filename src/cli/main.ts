@@ -27,17 +27,12 @@ export const flagUsage = (row: Input): string => `--${flagOf(row)}${row.arg ? ` 
 export const flagText = (row: Input): string =>
   (row.help ?? row.description).replace(/`/g, '') + (row.short ? ` (-${row.short})` : '');
 
-const wrap = (text: string, indent: number, width = 80): string => {
-  const lines = [''];
-  for (const word of text.split(' ')) {
-    const line = lines.at(-1) as string;
-    if (line && indent + line.length + word.length >= width) lines.push(word);
-    else lines[lines.length - 1] = line ? `${line} ${word}` : word;
-  }
-  return lines.join(`\n${' '.repeat(indent)}`);
-};
-
-const entry = (left: string, text: string): string => `  ${left.padEnd(26)}${wrap(text, 28)}`;
+/** `  --flag ARG   text`, the text wrapped at 80 columns under itself. */
+const entry = (left: string, text: string): string =>
+  `  ${left.padEnd(26)}${text.replace(/(.{1,52})(?: |$)/g, '$1\n').trimEnd()}`.replace(
+    /\n/g,
+    `\n${' '.repeat(28)}`
+  );
 
 export const HELP = [
   'Usage: neon-operations-wait [options]',
@@ -46,8 +41,7 @@ export const HELP = [
   '',
   'Options:',
   ...FLAGS.map((row) => entry(flagUsage(row), flagText(row))),
-  '',
-  `--json prints: ${resultFieldNames().join(', ')}.`,
+  entry('(--json fields)', OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])).join(', ')),
   '',
   'Environment:',
   ...FLAGS.filter((row) => row.env).map((row) =>
@@ -64,10 +58,6 @@ export const HELP = [
   '  130  interrupted (SIGINT, SIGTERM); the result and report files are written',
   ''
 ].join('\n');
-
-function resultFieldNames(): string[] {
-  return OUTPUTS.filter((output) => output.value).map((output) => output.name);
-}
 
 const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((row) => [

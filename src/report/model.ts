@@ -3,6 +3,7 @@ import type { ResultStatus } from '../wait/status.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from './recent.js';
+import { COLUMNS } from './table.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> &
@@ -62,7 +63,11 @@ export function inputErrorReport(message: string, startedAt: number, now: number
  * saw the same thing have the same view, so a PR comment showing it need not be rewritten.
  */
 export function stableView(report: Report): string {
-  const brief = (op: Operation): unknown[] => [op.id, op.status, op.failures_count, op.error ?? ''];
+  // The table's columns that count, and the error text listed under it.
+  const brief = (op: Operation): unknown[] => [
+    ...COLUMNS.flatMap((column) => (column.digest ? [column.digest(op)] : [])),
+    op.error ?? ''
+  ];
   return JSON.stringify([
     report.kind,
     report.projectId,

@@ -35,12 +35,67 @@ interface OperationsTable {
   errors: string[];
 }
 
+/** What a cell may depend on beyond its row. */
+interface Context extends Pick<TableOptions, 'now' | 'projectId' | 'consoleLinks'> {
+  /** Every row started the same day (UTC): the day goes in the caption, times in the column. */
+  oneDay: boolean;
+}
+
 interface Column {
   header: string;
-  cell(op: Operation): string;
+  cell(op: Operation, context: Context): string;
   /** The value that, shared by every row, is said once above the table instead (`on branch …`). */
-  shared?: { key(op: Operation): string; said(op: Operation): string };
+  shared?: { key(op: Operation): string; said(op: Operation, context: Context): string };
+  /**
+   * What of the row counts for the PR comment's digest (`stableView`): a change there rewrites the
+   * comment. None for what changes on every run (a duration) or follows from what counts.
+   */
+  digest?: (op: Operation) => unknown;
 }
+
+const created = (op: Operation): number => Date.parse(op.created_at);
+const branchLink = (op: Operation, { consoleLinks, projectId }: Context): string =>
+  linkedCode(
+    op.branch_id as string,
+    consoleLinks ? branchUrl(op.project_id || projectId, op.branch_id) : undefined
+  );
+
+/** The operations table's columns, in order; one left empty by every row is not shown. */
+export const COLUMNS: readonly Column[] = [
+  {
+    header: 'Status',
+    cell: (op) => `${statusMarker(status(op))}${NBSP}${escapeText(status(op), 40)}${failures(op)}`,
+    digest: (op) => [op.status, op.failures_count]
+  },
+  { header: 'Operation', cell: operationCell, digest: (op) => op.id },
+  {
+    header: 'Branch',
+    cell: (op, context) => (op.branch_id ? branchLink(op, context) : ''),
+    shared: { key: (op) => op.branch_id ?? '', said: (op, c) => `on branch ${branchLink(op, c)}` }
+  },
+  {
+    header: 'Compute',
+    cell: (op) => (op.endpoint_id ? code(op.endpoint_id) : ''),
+    shared: {
+      key: (op) => op.endpoint_id ?? '',
+      said: (op) => `compute ${code(op.endpoint_id as string)}`
+    }
+  },
+  {
+    header: 'Duration',
+    cell: (op, { now }) => {
+      const ms = operationDurationMs(op, now);
+      // The API's timestamps are whole seconds: 0 means under one.
+      return ms === undefined ? '' : ms === 0 ? '&lt;1s' : formatDuration(ms);
+    }
+  },
+  {
+    header: 'Started',
+    cell: (op, { oneDay }) =>
+      oneDay ? utc(created(op), 'time') : utc(created(op)).replace(' UTC', '').replace(' ', NBSP),
+    shared: { key: (op) => utc(created(op)), said: (op) => `started ${utc(created(op))}` }
+  }
+];
 
 /**
  * A table of operations, one line high per row: columns empty in every row are left out, a branch,
@@ -49,66 +104,27 @@ interface Column {
  * as given.
  */
 export function operationsTable(ops: readonly Operation[], options: TableOptions): OperationsTable {
-  const { now, errorChars, errorsShown } = options;
-  const created = (op: Operation): number => Date.parse(op.created_at);
+  const { errorChars, errorsShown } = options;
   const days = new Set(ops.map((op) => utc(created(op), 'date')).filter(Boolean));
-  const oneDay = days.size === 1;
-  const branchLink = (op: Operation): string =>
-    linkedCode(
-      op.branch_id as string,
-      options.consoleLinks ? branchUrl(op.project_id || options.projectId, op.branch_id) : undefined
-    );
-
-  const columns: Column[] = [
-    {
-      header: 'Status',
-      cell: (op) => `${statusMarker(status(op))}${NBSP}${escapeText(status(op), 40)}${failures(op)}`
-    },
-    { header: 'Operation', cell: operationCell },
-    {
-      header: 'Branch',
-      cell: (op) => (op.branch_id ? branchLink(op) : ''),
-      shared: { key: (op) => op.branch_id ?? '', said: (op) => `on branch ${branchLink(op)}` }
-    },
-    {
-      header: 'Compute',
-      cell: (op) => (op.endpoint_id ? code(op.endpoint_id) : ''),
-      shared: {
-        key: (op) => op.endpoint_id ?? '',
-        said: (op) => `compute ${code(op.endpoint_id as string)}`
-      }
-    },
-    {
-      header: 'Duration',
-      cell: (op) => {
-        const ms = operationDurationMs(op, now);
-        // The API's timestamps are whole seconds: 0 means under one.
-        return ms === undefined ? '' : ms === 0 ? '&lt;1s' : formatDuration(ms);
-      }
-    },
-    {
-      header: oneDay ? 'Started' : 'Started (UTC)',
-      cell: (op) =>
-        oneDay ? utc(created(op), 'time') : utc(created(op)).replace(' UTC', '').replace(' ', NBSP),
-      shared: { key: (op) => utc(created(op)), said: (op) => `started ${utc(created(op))}` }
-    }
-  ];
-
+  const context = { ...options, oneDay: days.size === 1 };
   const said: string[] = [];
-  const shown = columns.filter((column) => {
-    if (column.header !== 'Operation' && ops.every((op) => column.cell(op) === '')) return false;
+  const shown = COLUMNS.filter((column) => {
+    if (column.header !== 'Operation' && ops.every((op) => column.cell(op, context) === ''))
+      return false;
     const keys = new Set(ops.map((op) => column.shared?.key(op)).filter(Boolean));
     if (!column.shared || keys.size !== 1) return true;
-    said.push(column.shared.said(ops.find((op) => column.shared!.key(op)) as Operation));
+    said.push(column.shared.said(ops.find((op) => column.shared!.key(op)) as Operation, context));
     return false;
   });
-  if (oneDay && shown.some((c) => c.header === 'Started'))
-    said.push(`started on ${[...days][0]}, times UTC`);
+  const started = shown.some((c) => c.header === 'Started');
+  if (context.oneDay && started) said.push(`started on ${[...days][0]}, times UTC`);
+  const header = (c: Column) =>
+    c.header === 'Started' && !context.oneDay ? 'Started (UTC)' : c.header;
 
   const lines = [
-    `| ${shown.map((c) => c.header).join(' | ')} |`,
+    `| ${shown.map(header).join(' | ')} |`,
     `| ${shown.map(() => '---').join(' | ')} |`,
-    ...ops.map((op) => `| ${shown.map((c) => c.cell(op)).join(' | ')} |`)
+    ...ops.map((op) => `| ${shown.map((c) => c.cell(op, context)).join(' | ')} |`)
   ];
   const caption = said.join(' · ');
   const errors = ops
