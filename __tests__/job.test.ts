@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeMark, encodeMark } from '../src/wait/job.js';
-import { isAfterMark } from '../src/wait/mode.js';
+import { decodeMark, encodeMark, isAfterMark } from '../src/wait/job.js';
 import { makeOperation } from './helpers/operations.js';
 
 describe('the job mark (service timestamps and ids, never the runner clock)', () => {

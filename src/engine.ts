@@ -7,7 +7,7 @@ import { recentForSummary } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
 import { InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
-import type { WaitSettings } from './wait/mode.js';
+import type { WaitSettings } from './wait/settings.js';
 import type { WaitLog } from './wait/tracker.js';
 import { type WaitDeps, waitFor } from './wait/wait.js';
 

@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import type { MainVerdict, Report } from '../report/model.js';
 import { truncate } from '../util/text.js';
 import { decodeMark, encodeMark } from '../wait/job.js';
-import type { JobMark } from '../wait/mode.js';
+import type { JobMark } from '../wait/job.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import * as log from './log.js';
 

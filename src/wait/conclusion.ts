@@ -9,7 +9,8 @@ import {
 } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
-import type { WaitMode, WaitSettings } from './mode.js';
+import type { WaitMode } from './mode.js';
+import type { WaitSettings } from './settings.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
 import type { OperationTracker } from './tracker.js';
 

@@ -1,6 +1,26 @@
 import type { NeonClient } from '../neon/client.js';
 import { PAGE_SIZE } from '../neon/paging.js';
-import type { JobMark } from './mode.js';
+import type { Operation } from '../neon/operation.js';
+
+/**
+ * Where the project's operations stood when the job's watch began, in the service's own terms: the
+ * newest operation then visible (its `created_at`) and every id that shared that instant. An
+ * operation is the job's when it is newer than that, whatever the runner's clock says.
+ */
+export interface JobMark {
+  projectId: string;
+  /** Epoch ms; undefined for a project without any operation. */
+  createdAt?: number;
+  ids: string[];
+}
+
+/** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
+export function isAfterMark(op: Operation, mark: JobMark): boolean {
+  if (mark.createdAt === undefined) return true;
+  const created = Date.parse(op.created_at);
+  if (!Number.isFinite(created)) return false;
+  return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
+}
 
 /** The job's starting point: the newest operations now (all sharing a `created_at` are on page 1). */
 export async function markJobStart(

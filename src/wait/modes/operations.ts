@@ -1,0 +1,52 @@
+import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../neon/paging.js';
+import { failed, type ModeContext } from '../mode.js';
+import { aggregateStatus } from '../status.js';
+
+/** Pages one check may read beyond those the awaited ids need (for ids created in between). */
+const SPARE_PAGES = 2;
+/** Operations created this long before the oldest open one may still be listed after it. */
+const ORDER_SLACK_MS = 60_000;
+
+/**
+ * The ids given. One open operation is fetched by id; several are refreshed with List requests,
+ * newest first, only as deep as the oldest open one (a page holds up to 1,000), so 3,000 awaited
+ * operations cost a few requests per check. Ids no page holds are fetched by id from then on.
+ */
+export function operationsMode({ client, projectId, settings, tracker, list }: ModeContext) {
+  const { failFast } = settings;
+  const offPage = new Set<string>();
+  return {
+    scope: `project ${projectId}`,
+    goal: `Waiting for ${tracker.size} operation(s) of project ${projectId}`,
+    async refresh(deadline: number) {
+      const open = tracker.openIds(failFast);
+      let byId = open;
+      const listable = open.filter((id) => !offPage.has(id));
+      if (listable.length >= 2) {
+        const wanted = new Set(listable);
+        const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
+        const oldest = tracker.oldestOpen(failFast);
+        const maxPages = Math.ceil(listable.length / limit) + SPARE_PAGES;
+        for await (const operations of list(deadline, limit, maxPages)) {
+          for (const op of operations) {
+            if (!tracker.has(op.id)) continue;
+            tracker.record(op);
+            wanted.delete(op.id);
+          }
+          const last = Date.parse(operations.at(-1)?.created_at ?? '');
+          if (wanted.size === 0 || (oldest !== undefined && last < oldest - ORDER_SLACK_MS)) break;
+        }
+        const listed = new Set(listable);
+        byId = open.filter((id) => !listed.has(id) || wanted.has(id));
+        for (const id of wanted) offPage.add(id);
+      }
+      for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
+    },
+    verdict: () => tracker.verdict(failFast),
+    conclude() {
+      const status = aggregateStatus(tracker.seen().map((op) => op.status));
+      if (!settings.wait || tracker.verdict(failFast) !== 'failure') return { status };
+      return { status, failure: failed('Operation(s)', tracker.failures(failFast)).failure };
+    }
+  };
+}
