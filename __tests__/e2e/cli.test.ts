@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
+import { parseJunit } from '../helpers/junit.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
 /**
@@ -64,29 +64,6 @@ const files = (): { junit: string; summary: string } => {
   const at = mkdtempSync(join(dir, 'run-'));
   return { junit: join(at, 'junit.xml'), summary: join(at, 'summary.md') };
 };
-
-interface JunitCase {
-  name: string;
-  failure: { type: string; message: string; text: string } | null;
-  skipped: string | null;
-}
-
-/** The JUnit file as an XML parser reads it (Python's xml.etree), not as text. */
-function parseJunit(path: string): { tests: number; failures: number; cases: JunitCase[] } {
-  const script = `
-import json, sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-cases = []
-for c in root.iter('testcase'):
-    f, s = c.find('failure'), c.find('skipped')
-    cases.append({'name': c.get('name'),
-                  'failure': None if f is None else {'type': f.get('type'), 'message': f.get('message'), 'text': f.text},
-                  'skipped': None if s is None else s.get('message')})
-print(json.dumps({'tests': int(root.get('tests')), 'failures': int(root.get('failures')), 'cases': cases}))`;
-  const run = spawnSync('python3', ['-c', script, path], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout);
-}
 
 const api = (s: Simulator): string[] => ['--api-host', s.url, '--interval', '1s'];
 
@@ -180,87 +157,6 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(testcase?.failure?.text).toBe(`error (failures_count 3): quota exceeded <&> "x"\uFFFD`);
   });
 
-  it('exit 2: an input error names the flag and sends no request; the JSON result still comes', async () => {
-    sim = await simulate([]);
-    const run = await cli([...api(sim), '--operation-id', 'not-a-uuid', '--json']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--operation-id must hold operation ids .* 'not-a-uuid' is not one/);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'input_error', timed_out: false });
-    expect(sim.requests).toHaveLength(0);
-
-    const unknown = await cli(['--wait-forever']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--wait-forever'");
-    const noKey = await cli(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
-    expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain('NEON_API_KEY is not set');
-    // A failed `curl … |` leaves stdin empty: never read as "wait until the project is idle".
-    const empty = await cli([...api(sim), '--project-id', PROJECT, '--operations', '-']);
-    expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('--operations: stdin is empty.');
-    expect(sim.requests).toHaveLength(0);
-  });
-
-  it('exit 3: the key is refused; --api-key works but is discouraged, and never printed', async () => {
-    sim = await simulate([]);
-    const key = 'napi_refused_0123456789';
-    const run = await cli([...api(sim), '--project-id', PROJECT, '--api-key', key, '--json'], {
-      env: { NEON_API_KEY: '' }
-    });
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'api_error' });
-    expect(run.stderr).toContain('--api-key is visible to other processes');
-    // The API's refusal names where the key came from here, not the action's input.
-    expect(run.stderr).toMatch(/^error: .*NEON_API_KEY/m);
-    expect(run.stdout + run.stderr).not.toContain('api_key');
-    expect(sim.requests.length).toBeGreaterThan(0);
-    expect(run.stdout + run.stderr).not.toContain(key);
-  });
-
-  it('exit 3: the API unreachable until the deadline', async () => {
-    const server = createServer().listen(0, '127.0.0.1');
-    await new Promise((done) => server.once('listening', done));
-    const { port } = server.address() as { port: number };
-    await new Promise((done) => server.close(done)); // nothing listens there any more
-    const run = await cli([
-      '--api-host',
-      `http://127.0.0.1:${port}/api/v2`,
-      '--project-id',
-      PROJECT,
-      '--timeout',
-      '2s',
-      '--json'
-    ]);
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
-    expect(run.stderr).toMatch(/^error: .*ECONNREFUSED/m);
-  });
-
-  it('exit 124: the deadline passed (operations from @file); JSON says timed_out, JUnit fails the open operation as timed out', async () => {
-    const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
-    sim = await simulate([op]);
-    const out = files();
-    const response = join(dir, 'response.json');
-    writeFileSync(response, JSON.stringify({ operations: [sim.render(op)] }));
-    const run = await cli([
-      ...api(sim),
-      '--operations',
-      `@${response}`,
-      '--timeout',
-      '2s',
-      '--json',
-      '--junit',
-      out.junit
-    ]);
-    expect(run.code).toBe(124);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
-    const [testcase] = parseJunit(out.junit).cases;
-    expect(testcase?.failure).toMatchObject({
-      type: 'timeout',
-      text: 'still running at the deadline (timeout 2s)'
-    });
-  });
-
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'exit 130: %s stops the wait; the result and the report files are still written',
     async (signal) => {
@@ -287,50 +183,6 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     }
   );
 
-  it('exit 0 with --no-wait: one look; JUnit skips what was not awaited', async () => {
-    const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
-    sim = await simulate([op]);
-    const out = files();
-    const run = await cli([
-      ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
-      '--no-wait',
-      '--junit',
-      out.junit
-    ]);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^running after /);
-    expect(sim.requests).toHaveLength(1);
-    expect(parseJunit(out.junit).cases[0]?.skipped).toBe('not awaited (--no-wait); it was running');
-  });
-
-  it('reads the database URL from a named variable or a file, never printing its password', async () => {
-    sim = await simulate([]);
-    const password = 's3cret-Passw0rd';
-    const idle = await cli(
-      [...api(sim), '--project-id', PROJECT, '--no-wait', '--database-url-env', 'APP_DB', '--json'],
-      { env: { APP_DB: `postgresql://app:${password}@127.0.0.1:9/app` } }
-    );
-    expect(idle.code).toBe(0);
-    // The URL was read: the result says the database was not checked (the wait was not awaited).
-    expect(JSON.parse(idle.stdout)).toMatchObject({ status: 'idle', database_ready: false });
-
-    const file = join(dir, 'database-url');
-    writeFileSync(file, `mysql://app:${password}@db.example.com/app\n`);
-    const wrong = await cli([...api(sim), '--project-id', PROJECT, '--database-url-file', file]);
-    expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(
-      /^error: Invalid --database-url: it does not start with postgresql:\/\//m
-    );
-    const unset = await cli([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
-    expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is not set.');
-    for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
-  });
-
   it('bundles neither @actions/core nor @actions/github (the module list of the build)', () => {
     const stats = JSON.parse(readFileSync(join(ROOT, '.build', 'ncc-stats-cli.json'), 'utf8'));
     const names: string[] = [];
@@ -345,19 +197,8 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(names.filter((n) => /node_modules\/(@actions|@octokit)\//.test(n))).toEqual([]);
   });
 
-  it('--version prints the version; --help lists every option, the environment and the exit codes', async () => {
+  it('--version runs from the bundle alone', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
-    const help = await cli(['--help']);
-    expect(help.code).toBe(0);
-    // Every option the issue asks for, and the way to pass the database URL off the command line.
-    const flags =
-      'project-id org-id branch-id operation-id operations timeout interval fail-fast no-wait api-host ' +
-      'summary-limit since database-url database-url-file database-url-env json summary-file junit ' +
-      'help version api-key';
-    for (const flag of flags.split(' '))
-      expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
-    for (const text of ['NEON_API_KEY', '\n  124 ', '\n  130 ', '\n  3 ', '\n  2 '])
-      expect(help.stdout).toContain(text);
   });
 });
