@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { actionName, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
 import type { Operation } from '../src/neon/operation.js';
+import { makeOperation } from './helpers/builders.js';
 import { statusLabel, statusMarker } from '../src/wait/status.js';
 
 /** The action enum of the official OpenAPI document (API v2) shipped in `@neondatabase/api-client`. */
@@ -57,18 +58,13 @@ const NAMES: Record<string, string> = {
 
 const NOW = Date.parse('2026-01-02T03:04:05Z');
 
-function op(fields: Partial<Operation> = {}): Operation {
-  return {
+const op = (fields: Partial<Operation> = {}): Operation =>
+  makeOperation({
     id: 'd8ac46eb-a757-42b1-9907-f78322ee394e',
-    project_id: 'spring-example-302709',
-    action: 'create_branch',
-    status: 'finished',
-    failures_count: 0,
     created_at: '2026-01-02T03:00:00Z',
     updated_at: '2026-01-02T03:00:02Z',
     ...fields
-  };
-}
+  });
 
 describe('actionName', () => {
   it('knows every action of the official list', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { decodeMark, encodeMark, isAfterMark } from '../src/wait/job.js';
-import { makeOperation } from './helpers/operations.js';
+import { makeOperation } from './helpers/builders.js';
 
 describe('the job mark (service timestamps and ids, never the runner clock)', () => {
   const atMark = makeOperation({ created_at: '2026-01-02T03:04:05Z' });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { makeOperation, nextId } from './helpers/operations.js';
-import type { RecentOperations } from '../src/report/recent.js';
+import { makeOperation, makeRecent, makeReport, nextId } from './helpers/builders.js';
 import type { Report } from '../src/report/model.js';
 import {
   COMMENT_LIMIT,
@@ -30,30 +29,10 @@ function op(fields: Partial<Operation> = {}): Operation {
   });
 }
 
-function recent(operations: Operation[], fields: Partial<RecentOperations> = {}): RecentOperations {
-  return {
-    operations,
-    scanned: operations.length,
-    requests: 1,
-    scanStopped: false,
-    ...fields
-  };
-}
+const recent = makeRecent;
 
 function report(fields: Partial<Report> = {}): Report {
-  return {
-    kind: 'operations',
-    waited: true,
-    projectId: PROJECT,
-    status: 'finished',
-    timedOut: false,
-    operations: [op()],
-    startedAt: NOW - 75_000,
-    finishedAt: NOW,
-    timeoutMs: 600_000,
-    requests: 7,
-    ...fields
-  };
+  return makeReport({ operations: [op()], finishedAt: NOW, ...fields });
 }
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');

@@ -8,7 +8,7 @@ import {
   operationsTable,
   type TableOptions
 } from '../src/report/table.js';
-import { makeOperation, nextId } from './helpers/operations.js';
+import { makeOperation, nextId } from './helpers/builders.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
 const PROJECT = 'spring-example-302709';

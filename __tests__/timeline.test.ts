@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { makeOperation } from './helpers/operations.js';
+import { makeOperation } from './helpers/builders.js';
 import {
   mermaidText,
   renderTimeline,

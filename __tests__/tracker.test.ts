@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { FAILED_GRACE_MS, OperationTracker, type WaitLog } from '../src/wait/tracker.js';
-import { makeOperation } from './helpers/operations.js';
+import { makeOperation } from './helpers/builders.js';
 
 const T0 = Date.parse('2026-01-02T03:05:00Z');
 

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
 import { COMMENT_LIMIT, renderComment, renderSummary } from '../../src/report/summary.js';
-import { makeOperation } from '../helpers/operations.js';
+import { makeOperation, makeRecent, makeReport } from '../helpers/builders.js';
 import {
   elementNames,
   type ExpectedBar,
@@ -74,24 +74,17 @@ function op(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
 }
 
 function report(fields: Partial<Report>): Report {
-  return {
-    kind: 'operations',
-    waited: true,
+  return makeReport({
     projectId: PROJECT,
-    status: 'finished',
-    timedOut: false,
-    operations: [],
     startedAt: NOW - 5 * MINUTE,
     finishedAt: NOW,
     timeoutMs: 10 * MINUTE,
     requests: 9,
     ...fields
-  };
+  });
 }
 
-function recent(operations: Operation[]): NonNullable<Report['recent']> {
-  return { operations, scanned: operations.length, requests: 1, scanStopped: false };
-}
+const recent = (operations: Operation[]) => makeRecent(operations);
 
 /**
  * The bars a timeline of `r` should have: the awaited operations, then the other recent ones that
