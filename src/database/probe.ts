@@ -15,14 +15,14 @@ import { type DatabaseTarget, describeTarget } from './url.js';
 /**
  * What the database check found (the `database_ready` output, the summary's line): `target` is
  * `host:port/database`; `answeredAfterMs` counts from the end of the wait for the operations;
- * `skipped` says why no connection was tried, `problem` why the database is not ready.
+ * `notTried` says why no connection was tried, `problem` why the database is not ready.
  */
 export interface DatabaseCheck {
   ready: boolean;
   target: string;
   attempts: number;
   answeredAfterMs?: number;
-  skipped?: string;
+  notTried?: string;
   problem?: string;
 }
 

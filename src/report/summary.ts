@@ -49,7 +49,8 @@ interface Shape {
   timeline: boolean;
 }
 
-type Kind = 'summary' | 'comment';
+/** Where a report goes: the job summary, or the PR comment. */
+type Target = 'summary' | 'comment';
 
 /**
  * The job summary (also the `summary` output) as Markdown, at most `maxChars` bytes: the verdict
@@ -72,7 +73,7 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
  * Renders smaller until it fits: long texts are cut first, then rows of recent operations, then
  * the timeline, then error texts go, and the report says what was left out.
  */
-function fit(report: Report, maxChars: number, kind: Kind): string {
+function fit(report: Report, maxChars: number, target: Target): string {
   const view = viewOf(report);
   let shape: Shape = {
     errorChars: FULL_ERROR_CHARS,
@@ -80,7 +81,7 @@ function fit(report: Report, maxChars: number, kind: Kind): string {
     timeline: true
   };
   for (;;) {
-    const text = render(report, view, shape, kind);
+    const text = render(report, view, shape, target);
     if (byteLength(text) <= maxChars) return text;
     if (shape.errorChars > 80) shape = { ...shape, errorChars: 80 };
     else if (shape.recentRows > 0)
@@ -114,10 +115,10 @@ function uniqueById(ops: readonly Operation[]): Operation[] {
   return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
-function render(report: Report, view: View, shape: Shape, kind: Kind): string {
+function render(report: Report, view: View, shape: Shape, target: Target): string {
   const lines = top(report, view, shape);
-  const details = body(report, view, shape, kind);
-  if (kind === 'comment' && details.length > 0) {
+  const details = body(report, view, shape, target);
+  if (target === 'comment' && details.length > 0) {
     lines.push(
       `<details><summary>${detailsTitle(report, view, details)}</summary>`,
       '',
@@ -210,7 +211,7 @@ function namesOf(ops: readonly Operation[]): string {
 }
 
 /** The tables, the timeline and the notes: in the summary as they are, in a comment folded. */
-function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
+function body(report: Report, view: View, shape: Shape, target: Target): string[] {
   const lines: string[] = [];
   const now = report.finishedAt;
   const tableOf = (
@@ -244,7 +245,7 @@ function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
   if (shape.timeline) {
     const section = MODE_WORDS[report.kind].section;
     const timeline = renderTimeline(awaited, shownOthers, now, section);
-    if (timeline.length > 0 && kind === 'comment')
+    if (timeline.length > 0 && target === 'comment')
       lines.push('#### Timeline (times in your time zone)', '', ...timeline, '');
     else if (timeline.length > 0)
       lines.push(
@@ -269,7 +270,7 @@ function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
     if (shownOthers.length > 0) lines.push(...tableOf(shownOthers, { note }), '');
     if (shownOthers.length < others.length)
       lines.push(
-        `_${others.length - shownOthers.length} older rows were left out to keep this ${kind} within GitHub's size limit._`,
+        `_${others.length - shownOthers.length} older rows were left out to keep this ${target} within GitHub's size limit._`,
         ''
       );
   } else if (recent) {
@@ -289,8 +290,8 @@ function body(report: Report, view: View, shape: Shape, kind: Kind): string[] {
   if (shape.errorChars < FULL_ERROR_CHARS)
     lines.push(
       shape.errorChars > 0
-        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this ${kind} within GitHub's size limit._`
-        : `_Error texts were left out to keep this ${kind} within GitHub's size limit._`,
+        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this ${target} within GitHub's size limit._`
+        : `_Error texts were left out to keep this ${target} within GitHub's size limit._`,
       ''
     );
   if (report.recentError)
@@ -318,7 +319,7 @@ function databaseLine(db: DatabaseCheck): string {
   const attempts = `${db.attempts} attempt${db.attempts === 1 ? '' : 's'}`;
   if (db.ready)
     return `🐘 ${where} answered \`SELECT 1\` ${formatDuration(db.answeredAfterMs ?? 0)} after the operations were done (${attempts}).`;
-  if (db.skipped) return `🐘 ${where} was not checked: ${escapeText(db.skipped)}.`;
+  if (db.notTried) return `🐘 ${where} was not checked: ${escapeText(db.notTried)}.`;
   return `🐘 ${where} did not answer \`SELECT 1\` (${attempts}).`;
 }
 

@@ -19,10 +19,10 @@ export async function checkDatabase(
   // Watching the job: the post step checks the database once the job's operations are done.
   if (!parsed || result.status === WAIT_STATUS.watching) return result;
   const target = describeTarget(parsed);
-  let skipped: string | undefined;
-  if (!settings.wait) skipped = 'wait is false';
-  else if (result.failure || result.timedOut) skipped = 'the wait did not succeed';
-  if (skipped) return { ...result, database: { ready: false, target, attempts: 0, skipped } };
+  let notTried: string | undefined;
+  if (!settings.wait) notTried = 'wait is false';
+  else if (result.failure || result.timedOut) notTried = 'the wait did not succeed';
+  if (notTried) return { ...result, database: { ready: false, target, attempts: 0, notTried } };
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({

@@ -6,7 +6,7 @@ import { aggregateStatus, type ResultStatus, type Verdict } from './status.js';
 import type { OperationTracker } from './tracker.js';
 import type { WaitSettings } from './settings.js';
 
-/** The ways of waiting; the report's `waitKind`. */
+/** The ways of waiting; the report's `kind`. */
 export type WaitKind = 'operations' | 'project' | 'job';
 
 /** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
