@@ -20,8 +20,8 @@ export interface TokenScript {
   login?: string;
   /** The login comments are written under, and GraphQL `viewer { login }` answers with. */
   author: string;
-  /** GraphQL answers with an error instead of the viewer (a token or a server that will not say). */
-  noViewer?: boolean;
+  /** What GraphQL answers instead of the viewer, e.g. `{ data: { viewer: null } }` or an error. */
+  graphql?: unknown;
   /** Writes answer 403 "Resource not accessible by integration" (a fork PR's token). */
   readOnly?: boolean;
 }
@@ -97,9 +97,12 @@ export async function startFakeGitHub(
     }
     if (req.method === 'POST' && url.pathname === '/graphql') {
       const { query } = await readBody(req);
-      if (who.noViewer || typeof query !== 'string' || !/\bviewer\s*\{\s*login\s*\}/.test(query))
+      if (typeof query !== 'string' || !/\bviewer\s*\{\s*login\s*\}/.test(query))
         return send(200, { data: null, errors: [{ message: 'Something went wrong' }] });
-      return send(200, { data: { viewer: { login: who.author } } });
+      return send(
+        200,
+        'graphql' in who ? who.graphql : { data: { viewer: { login: who.author } } }
+      );
     }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     if (list && req.method === 'GET') {

@@ -21,11 +21,16 @@ afterEach(async () => {
 
 const JOB_TOKEN = 'ghs_job_token';
 const SHY_TOKEN = 'ghs_shy_token';
+const NULL_VIEWER_TOKEN = 'ghs_null_viewer_token';
 
 async function setUp(): Promise<{ s: Simulator; gh: FakeGitHub; opId: string }> {
   github = await startFakeGitHub({
     [JOB_TOKEN]: { author: 'github-actions[bot]' },
-    [SHY_TOKEN]: { author: 'github-actions[bot]', noViewer: true }
+    [SHY_TOKEN]: {
+      author: 'github-actions[bot]',
+      graphql: { data: null, errors: [{ message: 'Something went wrong' }] }
+    },
+    [NULL_VIEWER_TOKEN]: { author: 'github-actions[bot]', graphql: { data: { viewer: null } } }
   });
   const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
   sim = await simulate([op]);
@@ -77,17 +82,23 @@ describe('PR comment identity', () => {
     expect(foreign.body).toBe(`${marker}\nwritten by another app`);
   });
 
-  it('edits nothing when GitHub does not say who the token is: a new comment, with a warning', async () => {
-    const { s, gh, opId } = await setUp();
-    await run(s, gh, opId, JOB_TOKEN);
-    expect(gh.comments).toHaveLength(1);
-    sim?.addOperation(operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]));
-    const shy = await run(s, gh, opId, SHY_TOKEN);
-    expect(shy.code).toBe(0);
-    expect(patches(gh)).toEqual([]);
-    expect(gh.comments).toHaveLength(2);
-    expect(shy.outputs.comment_url).toBe(gh.comments[1]?.html_url);
-    const warnings = workflowCommands(shy.stdout).filter((l) => l.startsWith('::warning'));
-    expect(warnings.join('\n')).toMatch(/Could not tell which account github_token writes as/);
-  });
+  it.each([
+    ['answers with an error', SHY_TOKEN],
+    ['answers `viewer: null`', NULL_VIEWER_TOKEN]
+  ])(
+    'edits nothing when GraphQL %s: a new comment, with a warning saying why',
+    async (_name, token) => {
+      const { s, gh, opId } = await setUp();
+      await run(s, gh, opId, JOB_TOKEN);
+      expect(gh.comments).toHaveLength(1);
+      sim?.addOperation(operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]));
+      const shy = await run(s, gh, opId, token);
+      expect(shy.code).toBe(0);
+      expect(patches(gh)).toEqual([]);
+      expect(gh.comments).toHaveLength(2);
+      expect(shy.outputs.comment_url).toBe(gh.comments[1]?.html_url);
+      const warnings = workflowCommands(shy.stdout).filter((l) => l.startsWith('::warning'));
+      expect(warnings.join('\n')).toMatch(/Could not tell which account github_token writes as/);
+    }
+  );
 });

@@ -79,9 +79,13 @@ export async function writeComment(
     // GraphQL `viewer` answers for every kind of token (an App's as `<app>[bot]`), where REST
     // `GET /user` answers 403. Not knowing, a new comment is written: the old may not be ours.
     const me = await octokit
-      .graphql<{ viewer: { login: string } }>('query { viewer { login } }')
-      .then(
-        ({ viewer }) => viewer.login,
+      .graphql<{ viewer?: { login?: unknown } } | null>('query { viewer { login } }')
+      .then((data) => {
+        const login = data?.viewer?.login;
+        if (typeof login === 'string' && login) return login;
+        throw new Error('the answer names no login');
+      })
+      .catch(
         (error: Error) =>
           void log.warning(
             `Could not tell which account github_token writes as (GraphQL viewer: ${redact(error.message)}); ` +
