@@ -1,6 +1,7 @@
 /**
- * writeComment in-process, with `@actions/core` mocked, against the fake GitHub on 127.0.0.1: what
- * it does when GraphQL will not say who the token is. `__tests__/e2e/comment.test.ts` shows the same through the built action.
+ * writeComment in-process, with `@actions/core` mocked, against the fake GitHub on 127.0.0.1: how
+ * it finds its comment among many pages, and what it does when GraphQL will not say who the token
+ * is. `__tests__/e2e/comment.test.ts` shows the same through the built action.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,13 @@ beforeEach(() => {
 const report = inputErrorReport('what this run says', 0, 1);
 /** A comment of ours from an earlier run (another digest: this run's report differs). */
 const oursBefore = () => gh.addComment(`${marker('', digestOf('an earlier report'))}\nold`, AUTHOR);
+const others = (count: number) => {
+  for (let i = 0; i < count; i++) gh.addComment(`comment ${i}`, i % 2 ? 'alice' : 'bob');
+};
+const pagesRead = () =>
+  gh.requests
+    .filter((r) => r.method === 'GET' && r.path.includes('/comments'))
+    .map((r) => Number(new URL(r.path, gh.url).searchParams.get('page') ?? 1));
 const posts = () => gh.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/comments'));
 const patched = () =>
   gh.requests.filter((r) => r.method === 'PATCH').map((r) => Number(r.path.split('/').pop()));
@@ -79,5 +87,63 @@ describe('writeComment: which account the token writes as', () => {
     expect(patched()).toEqual([old.id]);
     expect(url).toBe(old.html_url);
     expect(warnings()).toBe('');
+  });
+});
+
+describe('writeComment: finding its comment among many pages', () => {
+  /** Ours among `before` and `after` comments of others, then one run: pages read, and the result. */
+  async function runWith(before: number, after: number) {
+    others(before);
+    const old = oursBefore();
+    others(after);
+    const url = await writeComment({ githubToken: TOKEN }, report);
+    return { old, url, pages: pagesRead() };
+  }
+
+  it('reads one page when all comments fit on it', async () => {
+    const { old, url, pages } = await runWith(40, 59);
+    expect(pages).toEqual([1]);
+    expect(patched()).toEqual([old.id]);
+    expect(url).toBe(old.html_url);
+  });
+
+  it('finds a comment on page 1 without reading further', async () => {
+    const { old, pages } = await runWith(10, 3_500);
+    expect(pages).toEqual([1]);
+    expect(patched()).toEqual([old.id]);
+  });
+
+  it('finds a comment on the newest page of 3,000 and more: page 1, then the last', async () => {
+    const { old, url, pages } = await runWith(3_050, 0);
+    expect(pages).toEqual([1, 31]);
+    expect(patched()).toEqual([old.id]);
+    expect(posts()).toEqual([]);
+    expect(url).toBe(old.html_url);
+  });
+
+  it('reads the newest pages backwards, 30 pages in all at most', async () => {
+    // Ours is the first comment of page 3 of 31: the 30th page read.
+    const { old, pages } = await runWith(200, 2_800);
+    expect(pages).toEqual([1, ...Array.from({ length: 29 }, (_, i) => 31 - i)]);
+    expect(patched()).toEqual([old.id]);
+  });
+
+  it('stops after 30 pages, writes a new comment at the end and says why, then finds that one', async () => {
+    // Ours is on page 2 of 32, past the cap.
+    const { url, pages } = await runWith(100, 3_000);
+    expect(pages).toHaveLength(30);
+    expect(pages).not.toContain(2);
+    expect(patched()).toEqual([]);
+    expect(posts()).toHaveLength(1);
+    expect(url).toBe(gh.comments.at(-1)?.html_url);
+    const said = core.info.mock.calls.map(([message]) => String(message)).join('\n');
+    expect(said).toMatch(/searched 30 of 32 pages/);
+
+    gh.requests.length = 0;
+    const again = await writeComment({ githubToken: TOKEN }, inputErrorReport('changed', 0, 1));
+    expect(again).toBe(url);
+    expect(pagesRead()).toEqual([1, 32]);
+    expect(posts()).toEqual([]);
+    expect(patched()).toEqual([gh.comments.at(-1)?.id]);
   });
 });

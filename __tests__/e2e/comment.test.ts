@@ -102,3 +102,34 @@ describe('PR comment identity', () => {
     }
   );
 });
+
+describe('PR comment on a pull request with thousands of comments', () => {
+  const listed = (gh: FakeGitHub) =>
+    gh.requests.filter((r) => r.method === 'GET' && r.path.includes('/comments'));
+
+  it('updates its one comment, found on the newest page, reading a bounded number of pages', async () => {
+    const { s, gh, opId } = await setUp();
+    for (let i = 0; i < 3_050; i++) gh.addComment(`comment ${i}`, i % 2 ? 'alice' : 'bob');
+    // The first run reads page 1 and the newest pages, at most 30 in all, and writes a comment.
+    const first = await run(s, gh, opId, JOB_TOKEN);
+    expect(first.code).toBe(0);
+    expect(gh.comments.length).toBe(3_051);
+    expect(listed(gh).length).toBeLessThanOrEqual(30);
+    expect(first.stdout).toMatch(/searched 30 of 31 pages/);
+
+    gh.requests.length = 0;
+    sim?.addOperation(operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]));
+    const second = await run(s, gh, opId, JOB_TOKEN);
+    expect(second.code).toBe(0);
+    expect(gh.comments.length).toBe(3_051);
+    expect(second.outputs.comment_url).toBe(first.outputs.comment_url);
+    expect(patches(gh).map((r) => r.path)).toEqual([
+      expect.stringMatching(new RegExp(`/comments/${gh.comments[3_050]?.id}$`))
+    ]);
+    // Page 1 (which names the last page), then the last page, where ours is.
+    expect(listed(gh).map((r) => new URL(r.path, gh.url).searchParams.get('page'))).toEqual([
+      '1',
+      '31'
+    ]);
+  });
+});
