@@ -2,7 +2,7 @@
  * Whose PR comment the action edits: only one written by the token's own identity, which GraphQL
  * `viewer { login }` gives for every kind of token. The fake GitHub lets any token edit any
  * comment (as a token with admin rights may), so these runs show the action's own restraint, not
- * GitHub's refusal.
+ * GitHub's refusal. And how it finds that comment on a pull request with thousands of comments.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type FakeGitHub, startFakeGitHub } from '../../simulator/github.js';

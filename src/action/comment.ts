@@ -9,7 +9,7 @@ import { redact } from '../util/redact.js';
 // Our comment is found by marker and author among the PR's comments, which GitHub lists oldest
 // first only: page 1 (where a PR's first run puts it; its Link names the last page), then the
 // newest pages backwards, where any comment we wrote later lies. So a long PR gains at most one
-// more comment, never one a run. No id is kept in the runner's state: a later run cannot read it,
+// more comment, never one per run. No id is kept in the runner's state: a later run cannot read it,
 // and the post step finds the main step's comment in as few requests.
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
