@@ -12,11 +12,8 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 
-/**
- * libpq 18's keywords (PQconninfoOptions, fe-connect.c), case-sensitive as there; libpq refuses any
- * other ("invalid URI query parameter"). Plus pg's `ssl` (refused below) and `uselibpqcompat`
- * (this check always reads the URL as libpq does).
- */
+// libpq 18's keywords (PQconninfoOptions in fe-connect.c; case-sensitive, and libpq refuses any
+// other name), pg's `ssl` (refused below) and `uselibpqcompat` (what this check always does).
 const KEYWORDS = new Set(
   `host hostaddr port dbname user password passfile service options application_name
   fallback_application_name client_encoding connect_timeout keepalives keepalives_idle
