@@ -461,7 +461,15 @@ export const wire = {
     body.writeInt16BE(0, 20);
     return wire.message('T', body);
   },
-  dataRow: (): Buffer => wire.message('D', Buffer.from([0, 1, 0, 0, 0, 1, 0x31]))
+  dataRow: (): Buffer => wire.message('D', Buffer.from([0, 1, 0, 0, 0, 1, 0x31])),
+  /** The whole answer to `SELECT 1`, ready for the next query. */
+  selectOne: (): Buffer =>
+    Buffer.concat([
+      wire.rowDescription(),
+      wire.dataRow(),
+      wire.message('C', Buffer.from('SELECT 1\0')),
+      wire.ready()
+    ])
 };
 
 /**
