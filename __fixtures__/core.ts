@@ -6,6 +6,7 @@
 import type * as core from '@actions/core';
 import { jest } from '@jest/globals';
 
+export const ExitCode = { Success: 0, Failure: 1 } as const;
 export const debug = jest.fn<typeof core.debug>();
 export const error = jest.fn<typeof core.error>();
 export const info = jest.fn<typeof core.info>();
@@ -13,12 +14,15 @@ export const notice = jest.fn<typeof core.notice>();
 export const warning = jest.fn<typeof core.warning>();
 export const getInput = jest.fn<typeof core.getInput>();
 export const setOutput = jest.fn<typeof core.setOutput>();
-export const setFailed = jest.fn<typeof core.setFailed>();
+// As @actions/core does it: the exit code, then an error annotation.
+export const setFailed = jest.fn<typeof core.setFailed>((message) => {
+  process.exitCode = ExitCode.Failure;
+  error(message);
+});
 export const setSecret = jest.fn<typeof core.setSecret>();
 export const isDebug = jest.fn<typeof core.isDebug>(() => false);
 export const saveState = jest.fn<typeof core.saveState>();
 export const getState = jest.fn<typeof core.getState>(() => '');
-export const ExitCode = { Success: 0, Failure: 1 } as const;
 
 /** The job summary: what was added, and what `write()` flushed. */
 export const summaryText: string[] = [];
@@ -41,18 +45,9 @@ export const summary = {
 
 /** Every mock back to its first state, with `inputs` as what `getInput` answers. */
 export function reset(inputs: Record<string, string> = {}): void {
-  for (const fn of [
-    debug,
-    error,
-    info,
-    notice,
-    warning,
-    setOutput,
-    setFailed,
-    setSecret,
-    saveState
-  ])
+  for (const fn of [debug, error, info, notice, warning, setOutput, setSecret, saveState])
     fn.mockReset();
+  setFailed.mockClear();
   getInput.mockReset();
   getInput.mockImplementation((name) => inputs[name] ?? '');
   summary.write.mockClear();

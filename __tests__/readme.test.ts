@@ -104,13 +104,15 @@ describe('README', () => {
     }
   });
 
-  it('starts with the two commands that work on a fresh machine', () => {
-    const firstBlock = readme.slice(
-      readme.indexOf('```sh'),
-      readme.indexOf('```', readme.indexOf('```sh') + 5)
-    );
-    expect(firstBlock).toContain('npm ci && npm run demo');
-    expect(firstBlock).toContain('npm test');
+  it('starts with the two commands that work on a fresh machine, the ones CI runs first', () => {
+    const tryIt = /^## Try it\n[\s\S]*?^```sh\n([\s\S]*?)^```/m.exec(readme)?.[1] ?? '';
+    expect(readme.indexOf('```sh')).toBe(readme.indexOf(`\`\`\`sh\n${tryIt}`));
+    expect(tryIt).toMatch(/^npm ci && npm run demo\b/);
+    expect(tryIt).toMatch(/^npm test\b/m);
+    // .ci/run runs that block as written, before anything builds.
+    const ci = readFileSync(join(root, '.ci', 'run'), 'utf8');
+    expect(ci.indexOf('/^## Try it/')).toBeGreaterThan(-1);
+    expect(ci.indexOf('bash -euo pipefail -c "$try_it"')).toBeLessThan(ci.indexOf('npm run'));
   });
 
   it('is read in minutes: at most 20 kB, the detail in docs/', () => {
@@ -130,5 +132,26 @@ describe('README', () => {
         return !anchorsOf(readFileSync(target, 'utf8')).has(anchor);
       });
     expect(broken).toEqual([]);
+  });
+});
+
+describe('CONTRIBUTING', () => {
+  it('names only files that exist', () => {
+    const text = readFileSync(join(root, 'CONTRIBUTING.md'), 'utf8');
+    const files = readdirSync(root, { withFileTypes: true })
+      .filter((top) => !['node_modules', '.git', '.build'].includes(top.name))
+      .flatMap((top) => [
+        `/${top.name}`,
+        ...(top.isDirectory()
+          ? readdirSync(join(root, top.name), { recursive: true, encoding: 'utf8' })
+          : []
+        ).map((file) => `/${top.name}/${file}`)
+      ]);
+    // Every `name.ext` or `folder/name.ext` in backquotes, except commands and globs.
+    const named = [...text.matchAll(/`([\w./-]+\.(?:ts|js|json|md|sh|yml|yaml|png|txt))`/g)]
+      .map((m) => (m[1] as string).replace(/^\.\//, ''))
+      .filter((name) => !name.includes('*'));
+    expect(named.length).toBeGreaterThan(30);
+    expect(named.filter((name) => !files.some((file) => file.endsWith(`/${name}`)))).toEqual([]);
   });
 });

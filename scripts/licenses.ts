@@ -1,5 +1,5 @@
 /**
- * `dist/licenses.txt` from what the bundle really holds. ncc's own `--license` file missed most
+ * `dist/licenses.txt` and `dist/cli/licenses.txt` from what each bundle really holds. ncc's own `--license` file missed most
  * of the packages it bundled, so this reads ncc's webpack stats (every module in every chunk of
  * dist/), finds each package those modules come from, and writes its license text.
  *
@@ -11,9 +11,11 @@ import { join, resolve } from 'node:path';
 
 const ALLOWED = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
 const root = resolve(import.meta.dirname, '..', '..');
-// The action's bundle and the command's (dist/cli/), each with its own stats.
-const STATS = ['ncc-stats.json', 'ncc-stats-cli.json'].map((file) => join(root, '.build', file));
-const OUTPUT = join(root, 'dist', 'licenses.txt');
+// The action's bundle and the command's (dist/cli/, published alone), each with its stats and file.
+const BUNDLES = [
+  { stats: 'ncc-stats.json', dir: 'dist/' },
+  { stats: 'ncc-stats-cli.json', dir: 'dist/cli/' }
+];
 
 interface StatsModule {
   name?: string;
@@ -29,7 +31,7 @@ interface Bundled {
 }
 
 /** Package folders (relative to the root, nested node_modules kept) of every bundled module. */
-function bundledPackageDirs(): string[] {
+function bundledPackageDirs(stats: string): string[] {
   const dirs = new Set<string>();
   const walk = (modules: StatsModule[] = []): void => {
     for (const module of modules) {
@@ -43,8 +45,7 @@ function bundledPackageDirs(): string[] {
       if (match) dirs.add(match[1] as string);
     }
   };
-  for (const file of STATS)
-    walk((JSON.parse(readFileSync(file, 'utf8')) as { modules?: StatsModule[] }).modules);
+  walk((JSON.parse(readFileSync(stats, 'utf8')) as { modules?: StatsModule[] }).modules);
   return [...dirs];
 }
 
@@ -67,10 +68,10 @@ function licenseText(dir: string): string | undefined {
   return section ? `(from ${readme})\n\n${section}` : undefined;
 }
 
-function bundled(): { packages: Bundled[]; problems: string[] } {
+function bundled(stats: string): { packages: Bundled[]; problems: string[] } {
   const problems: string[] = [];
   const packages = new Map<string, Bundled>();
-  for (const rel of bundledPackageDirs()) {
+  for (const rel of bundledPackageDirs(stats)) {
     const dir = join(root, rel);
     if (!existsSync(join(dir, 'package.json'))) continue;
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
@@ -99,9 +100,8 @@ function bundled(): { packages: Bundled[]; problems: string[] } {
   };
 }
 
-function render(packages: Bundled[]): string {
-  const header =
-    "Third-party software bundled in dist/ (found from the bundler's module list), with its license.\n";
+function render(packages: Bundled[], dir: string): string {
+  const header = `Third-party software bundled in ${dir} (found from the bundler's module list), with its license.\n`;
   return (
     header +
     packages
@@ -110,20 +110,24 @@ function render(packages: Bundled[]): string {
   );
 }
 
-const { packages, problems } = bundled();
 const mode = process.argv[2];
-if (problems.length) {
-  console.error(`Licenses of the bundled packages:\n${problems.join('\n')}`);
-  process.exit(1);
-}
-if (mode === 'write') {
-  writeFileSync(OUTPUT, render(packages));
-} else {
-  const written = existsSync(OUTPUT) ? readFileSync(OUTPUT, 'utf8') : '';
+for (const bundle of BUNDLES) {
+  const output = join(root, bundle.dir, 'licenses.txt');
+  const { packages, problems } = bundled(join(root, '.build', bundle.stats));
+  if (problems.length) {
+    console.error(`Licenses of the bundled packages:\n${problems.join('\n')}`);
+    process.exit(1);
+  }
+  const text = render(packages, bundle.dir);
+  if (mode === 'write') {
+    writeFileSync(output, text);
+    continue;
+  }
+  const written = existsSync(output) ? readFileSync(output, 'utf8') : '';
   const missing = packages.filter((p) => !written.includes(`\n${p.name}@${p.version} (`));
-  if (missing.length || written !== render(packages)) {
+  if (missing.length || written !== text) {
     console.error(
-      'dist/licenses.txt does not match the bundle' +
+      `${bundle.dir}licenses.txt does not match the bundle` +
         (missing.length
           ? `; missing: ${missing.map((p) => `${p.name}@${p.version}`).join(', ')}`
           : '') +
@@ -134,6 +138,6 @@ if (mode === 'write') {
   const counts = new Map<string, number>();
   for (const p of packages) counts.set(p.license, (counts.get(p.license) ?? 0) + 1);
   console.log(
-    `licenses: ${packages.length} packages bundled in dist/, each listed with its license text, all allowed (${[...counts].map(([l, n]) => `${n} ${l}`).join(', ')})`
+    `licenses: ${packages.length} packages bundled in ${bundle.dir}, each listed with its license text, all allowed (${[...counts].map(([l, n]) => `${n} ${l}`).join(', ')})`
   );
 }

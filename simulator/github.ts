@@ -3,8 +3,9 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A local stand-in for the GitHub endpoints the PR comment uses: GraphQL `viewer { login }`,
- * GET /user, list (paginated with a Link header, as Octokit's paginate expects), create and update
- * issue comments. Point `GITHUB_API_URL` at `url`.
+ * GET /user, list (oldest first, paginated with a Link header as GitHub's: prev, next, last and
+ * first, under `/repositories/<id>/`), create and update issue comments. Point `GITHUB_API_URL`
+ * at `url`.
  */
 export interface FakeComment {
   id: number;
@@ -20,8 +21,8 @@ export interface TokenScript {
   login?: string;
   /** The login comments are written under, and GraphQL `viewer { login }` answers with. */
   author: string;
-  /** GraphQL answers with an error instead of the viewer (a token or a server that will not say). */
-  noViewer?: boolean;
+  /** What GraphQL answers instead of the viewer, e.g. `{ data: { viewer: null } }` or an error. */
+  graphql?: unknown;
   /** Writes answer 403 "Resource not accessible by integration" (a fork PR's token). */
   readOnly?: boolean;
 }
@@ -34,21 +35,13 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
-export interface FakeGitHubOptions {
-  /** Every page of comments links to page 2 as its next page: a paging loop. */
-  loopingNextLink?: boolean;
-}
-
 /**
  * Tokens as GitHub has them: a personal token (GET /user answers its login), GITHUB_TOKEN and a
  * GitHub App's installation token (GET /user answers 403; comments are written by `<app>[bot]`);
  * GraphQL `viewer` answers every one. Any token that may write may also edit any comment, as a
  * token with admin rights on the repository may: whose comment is edited is the action's call.
  */
-export async function startFakeGitHub(
-  tokens: Record<string, TokenScript>,
-  options: FakeGitHubOptions = {}
-): Promise<FakeGitHub> {
+export async function startFakeGitHub(tokens: Record<string, TokenScript>): Promise<FakeGitHub> {
   const comments: FakeComment[] = [];
   const requests: FakeGitHub['requests'] = [];
   const sockets = new Set<Socket>();
@@ -97,23 +90,30 @@ export async function startFakeGitHub(
     }
     if (req.method === 'POST' && url.pathname === '/graphql') {
       const { query } = await readBody(req);
-      if (who.noViewer || typeof query !== 'string' || !/\bviewer\s*\{\s*login\s*\}/.test(query))
+      if (typeof query !== 'string' || !/\bviewer\s*\{\s*login\s*\}/.test(query))
         return send(200, { data: null, errors: [{ message: 'Something went wrong' }] });
-      return send(200, { data: { viewer: { login: who.author } } });
+      return send(
+        200,
+        'graphql' in who ? who.graphql : { data: { viewer: { login: who.author } } }
+      );
     }
-    const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    const list = /^\/(?:repos\/[^/]+\/[^/]+|repositories\/1)\/issues\/(\d+)\/comments$/.exec(
+      url.pathname
+    );
     if (list && req.method === 'GET') {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
       const page = Number(url.searchParams.get('page') ?? 1);
-      const slice = comments.slice((page - 1) * perPage, page * perPage);
-      const headers: Record<string, string> = {};
-      if (page * perPage < comments.length || options.loopingNextLink) {
-        const next = new URL(url.pathname, base);
-        next.searchParams.set('per_page', String(perPage));
-        next.searchParams.set('page', String(options.loopingNextLink ? 2 : page + 1));
-        headers.link = `<${next.href}>; rel="next"`;
-      }
-      return send(200, slice, headers);
+      const last = Math.max(1, Math.ceil(comments.length / perPage));
+      const link = (rel: string, to: number): string =>
+        `<${base}/repositories/1/issues/${list[1]}/comments?per_page=${perPage}&page=${to}>; rel="${rel}"`;
+      const links = [
+        page > 1 && link('prev', page - 1),
+        page < last && link('next', page + 1),
+        page < last && link('last', last),
+        page > 1 && link('first', 1)
+      ].filter(Boolean);
+      const headers: Record<string, string> = links.length ? { link: links.join(', ') } : {};
+      return send(200, comments.slice((page - 1) * perPage, page * perPage), headers);
     }
     if (list && req.method === 'POST') {
       if (who.readOnly) return send(403, { message: 'Resource not accessible by integration' });

@@ -119,6 +119,99 @@ describe('channel_binding=require against a server in the middle', () => {
   });
 });
 
+/** The type of each message the client sent after its startup ('p': a password or SASL message). */
+function messageTypes(bytes: Buffer): string[] {
+  const types: string[] = [];
+  for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1))
+    types.push(String.fromCharCode(bytes[at] ?? 0));
+  return types;
+}
+
+describe('a server in the middle that asks again, another way, after the first answer', () => {
+  const ask = {
+    'SCRAM-SHA-256-PLUS': () => wire.sasl('SCRAM-SHA-256-PLUS', 'SCRAM-SHA-256'),
+    MD5: wire.md5,
+    cleartext: wire.cleartext
+  };
+  const cleartext = 'asked for a cleartext password';
+  it.each([
+    ['channel_binding=require', 'SCRAM-SHA-256-PLUS', 'cleartext', cleartext],
+    ['channel_binding=require', 'SCRAM-SHA-256-PLUS', 'MD5', 'asked for an MD5 password'],
+    ['require_auth=scram-sha-256', 'SCRAM-SHA-256-PLUS', 'cleartext', cleartext],
+    ['require_auth=scram-sha-256', 'SCRAM-SHA-256-PLUS', 'MD5', 'asked for an MD5 password'],
+    ['require_auth=!password', 'SCRAM-SHA-256-PLUS', 'cleartext', cleartext],
+    ['require_auth=md5', 'MD5', 'cleartext', cleartext],
+    ['require_auth=!password', 'MD5', 'cleartext', cleartext],
+    ['channel_binding=require', 'SCRAM-SHA-256-PLUS', 'SCRAM-SHA-256-PLUS', 'SASL a second time']
+  ] as const)('%s: %s, then %s: refused, and no password sent', async (rule, first, then, said) => {
+    await withServer(
+      (socket, write) => {
+        write(ask[first]());
+        socket.once('data', () => write(ask[then]()));
+      },
+      async (server) => {
+        const url = urlOf(server, `?sslmode=require&${rule}`);
+        const run = await runProbe(url, 5000);
+        const result = failure(run);
+        expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+        const why =
+          first === then ? `the server asked for ${said}` : `${rule}, and the server ${said}`;
+        expect(result.message).toContain(`authentication refused: ${why}`);
+        expect(result.message).toMatch(/; no password was sent$/);
+        // The first answer (a SASL or MD5 message), and nothing after it.
+        expect(messageTypes(server.received())).toEqual(['p']);
+        expect(server.received().toString('latin1')).not.toContain(PASSWORD);
+        expectNoSecret(run, url, PASSWORD);
+      }
+    );
+  });
+
+  it('without a rule, pg answers the second request with the password (the control)', async () => {
+    await withServer(
+      (socket, write) => {
+        write(wire.sasl('SCRAM-SHA-256-PLUS', 'SCRAM-SHA-256'));
+        socket.once('data', () => write(wire.cleartext()));
+      },
+      async (server) => {
+        await runProbe(urlOf(server, '?sslmode=require'), 1500);
+        expect(server.received().toString('latin1')).toContain(PASSWORD);
+      }
+    );
+  });
+
+  it.each(['?sslmode=require', '?sslmode=require&channel_binding=require'])(
+    'refuses a server that answers SELECT 1 without any authentication (%s)',
+    async (query) => {
+      await withServer(
+        (socket, write) => {
+          write(wire.ready());
+          socket.on('data', () => write(wire.selectOne()));
+        },
+        async (server) => {
+          const result = failure(await runProbe(urlOf(server, query), 5000));
+          expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+          expect(result.message).toContain(
+            'authentication refused: the server skipped AuthenticationOk'
+          );
+        }
+      );
+    }
+  );
+});
+
+it('refuses an authentication method pg cannot read (GSSAPI) at once, without crashing', async () => {
+  await withServer(
+    (_socket, write) => write(wire.auth(7)),
+    async (server) => {
+      const result = failure(await runProbe(urlOf(server, '?sslmode=require'), 5000));
+      expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+      expect(result.message).toContain(
+        'the server broke the protocol: Unknown authenticationOk message type 7'
+      );
+    }
+  );
+});
+
 it('sslnegotiation=direct is honoured: TLS from the first byte, no SSLRequest', async () => {
   let firstByte: number | undefined;
   const server = createServer((socket) =>

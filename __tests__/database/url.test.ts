@@ -100,6 +100,25 @@ describe('parseDatabaseUrl', () => {
     });
   });
 
+  it('reads a repeated parameter as libpq does: in order, the last one wins', () => {
+    const read = (query: string) => parseDatabaseUrl(`postgresql://u:p@h/d?${query}`);
+    expect(read('sslmode=prefer&sslmode=verify-full').sslMode).toBe('verify-full');
+    expect(read('channel_binding=prefer&channel_binding=require').channelBinding).toBe('require');
+    expect(read('channel_binding=require&channel_binding=disable').channelBinding).toBe('disable');
+    expect(read('require_auth=password&require_auth=scram-sha-256').requireAuth).toEqual({
+      methods: ['scram-sha-256'],
+      negated: false
+    });
+    expect(read('dbname=a&dbname=b').database).toBe('b');
+  });
+
+  it("accepts libpq's other parameters, which do not change what SELECT 1 proves", () => {
+    const query =
+      'connect_timeout=5&keepalives=1&target_session_attrs=any&client_encoding=UTF8&sslsni=1' +
+      '&uselibpqcompat=true&sslmode=require';
+    expect(parseDatabaseUrl(`postgresql://u:p@h/d?${query}`).sslMode).toBe('require');
+  });
+
   it.each([
     ['', 'is empty'],
     ['   ', 'is empty'],
@@ -128,6 +147,16 @@ describe('parseDatabaseUrl', () => {
     ['postgresql://u:Secr3tPass@h/d?sslcrl=/crl.pem', 'revocation'],
     ['postgresql://u:Secr3tPass@h/d?gssencmode=require', 'gssencmode=require'],
     ['postgresql://u:Secr3tPass@h/d?ssl=true', "pg's own parameter"],
+    [
+      'postgresql://u:Secr3tPass@h/d?sslMode=verify-full',
+      "has the parameter 'sslMode', unknown to libpq (names are case-sensitive: write sslmode)"
+    ],
+    ['postgresql://u:Secr3tPass@h/d?SSLMODE=require', "'SSLMODE', unknown to libpq"],
+    [
+      'postgresql://u:Secr3tPass@h/d?sslmode=require&Channel_Binding=require',
+      "'Channel_Binding', unknown to libpq (names are case-sensitive: write channel_binding)"
+    ],
+    ['postgresql://u:Secr3tPass@h/d?pgbouncer=true', "has the parameter 'pgbouncer', unknown to"],
     ['postgresql://u:Secr3tPass@h/d?require_auth=md5,!password', 'require_auth=md5,!password'],
     ['postgresql://u:Secr3tPass@h/d?require_auth=kerberos', 'require_auth=kerberos'],
     ['postgresql://u:Secr3tPass@h/d?ssl_min_protocol_version=SSLv3', 'ssl_min_protocol_version'],
@@ -186,5 +215,15 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('https://k:Secr3t@example.com/x')).toBe('https://***@example.com/x');
     expect(redactUrl('postgresql://h/d?sslmode=require')).toBe('postgresql://h/d?sslmode=require');
+  });
+
+  it("hides libpq 18's other secrets, also in the message that refuses a parameter", () => {
+    const url =
+      'postgresql://u@h/d?oauth_client_secret=Secr3tPass&scram_client_key=Secr3tKey&sslMode=x';
+    expect(redactUrl(url)).toBe(
+      'postgresql://***@h/d?oauth_client_secret=***&scram_client_key=***&sslMode=x'
+    );
+    expect(secretsOf(url)).toEqual(expect.arrayContaining(['Secr3tPass', 'Secr3tKey']));
+    expect(parseError(url).message).not.toMatch(/Secr3t/);
   });
 });

@@ -183,18 +183,13 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     }
   );
 
-  it('bundles neither @actions/core nor @actions/github (the module list of the build)', () => {
-    const stats = JSON.parse(readFileSync(join(ROOT, '.build', 'ncc-stats-cli.json'), 'utf8'));
-    const names: string[] = [];
-    const walk = (modules: Array<{ name?: string; modules?: unknown[] }> = []): void => {
-      for (const m of modules) {
-        names.push(m.name ?? '');
-        walk(m.modules as typeof modules);
-      }
-    };
-    walk(stats.modules);
-    expect(names.some((n) => n.includes('node_modules/undici/'))).toBe(true);
-    expect(names.filter((n) => /node_modules\/(@actions|@octokit)\//.test(n))).toEqual([]);
+  it('bundles neither @actions/core nor @actions/github (its licenses file, made from the module list)', () => {
+    // dist/cli/licenses.txt names every package of the command's bundle (scripts/licenses.ts; CI
+    // checks it against the build), and it is committed: the test needs no earlier build.
+    const text = readFileSync(join(ROOT, 'dist', 'cli', 'licenses.txt'), 'utf8');
+    const names = [...text.matchAll(/^(@?[^@\s]+)@\S+ \(/gm)].map((m) => m[1]);
+    expect(names).toContain('undici');
+    expect(names.filter((n) => /^@(actions|octokit)\//.test(n as string))).toEqual([]);
   });
 
   it('--version runs from the bundle alone', async () => {

@@ -238,15 +238,58 @@ describe('database_url', () => {
     }
   });
 
-  it('refuses sslrootcert=system beside a weaker sslmode as an input error, before any request', async () => {
-    const run = await runWith(
-      urlFor(db, 'app', PASSWORD, 'appdb', '?sslrootcert=system&sslmode=require')
+  it('does not report ready when a server in the middle asks again, in clear, after the first SASL message', async () => {
+    const mitm = await fakeServer(
+      (socket, write) => {
+        write(wire.sasl('SCRAM-SHA-256-PLUS', 'SCRAM-SHA-256'));
+        // Then, given the password: OK, and an answer to every query.
+        socket.once('data', () => {
+          write(wire.cleartext());
+          socket.once('data', () => {
+            write(Buffer.concat([wire.ok(), wire.ready()]));
+            socket.on('data', () => write(wire.selectOne()));
+          });
+        });
+      },
+      { cert: certs.serverCert, key: certs.serverKey }
     );
+    try {
+      const query = '?sslmode=require&channel_binding=require';
+      const run = await runWith(
+        urlFor({ host: HOST, port: mitm.port }, 'app', PASSWORD, 'appdb', query)
+      );
+      expect(run.code).toBe(1);
+      expect(run.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+      const [error] = workflowCommands(run.stdout).filter((l) => l.startsWith('::error'));
+      expect(error).toContain(
+        'authentication refused: channel_binding=require, and the server asked for a cleartext password'
+      );
+      expect(mitm.received().toString('latin1')).toContain('SCRAM-SHA-256-PLUS');
+      expect(mitm.received().toString('latin1')).not.toContain(PASSWORD);
+      expectNoPassword(run);
+    } finally {
+      await mitm.close();
+    }
+  });
+
+  it('reads a repeated parameter as libpq does, the last one winning', async () => {
+    const run = await runWith(
+      urlFor(tls, 'app', PASSWORD, 'appdb', '?sslmode=prefer&sslmode=verify-full')
+    );
+    expect(run.outputs).toMatchObject({ status: 'database_error', database_ready: 'false' });
+    expect(run.stdout).toContain('TLS certificate verification failed (sslmode=verify-full)');
+  });
+
+  it.each([
+    ['?sslrootcert=system&sslmode=require', 'sslrootcert=system with sslmode=require'],
+    ['?sslMode=verify-full', "has the parameter 'sslMode', unknown to libpq"]
+  ])('refuses %s as an input error, before any request', async (query, said) => {
+    const run = await runWith(urlFor(db, 'app', PASSWORD, 'appdb', query));
     expect(run.outputs.status).toBe('input_error');
     expect(sim?.requests).toHaveLength(0);
     const [error] = workflowCommands(run.stdout).filter((l) => l.startsWith('::error'));
     expect(error).toContain("Invalid input 'database_url'");
-    expect(error).toContain('sslrootcert=system with sslmode=require');
+    expect(error).toContain(said);
     expectNoPassword(run);
   });
 

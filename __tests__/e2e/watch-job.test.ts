@@ -240,10 +240,16 @@ describe('watch_job', () => {
     const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/title=watch_job unavailable::GITHUB_STATE cannot be written/);
-    // The post step knows it is the post step without the state file, and has nothing to watch.
+    // The post step knows it is the post step without the state file, and says it has nothing to
+    // watch (watch_job is true): one warning, no summary, no request.
     const requests = sim.requests.length;
     const post = await runAction({ inputs: inputs(sim, { operation_id: op.id }), step: 'post' });
-    expect([post.code, post.stdout, post.summary]).toEqual([0, '', '']);
+    expect([post.code, post.summary]).toEqual([0, '']);
+    expect(workflowCommands(post.stdout)).toEqual([
+      expect.stringMatching(
+        /^::warning title=watch_job has nothing to watch::watch_job is true, but the main step left no mark/
+      )
+    ]);
     expect(sim.requests).toHaveLength(requests);
   });
 

@@ -6,11 +6,17 @@ import { renderComment } from '../report/summary.js';
 import type { Settings } from '../settings.js';
 import { redact } from '../util/redact.js';
 
+// Our comment is found by marker and author among the PR's comments, which GitHub lists oldest
+// first only: page 1 (where a PR's first run puts it; its Link names the last page), then the
+// newest pages backwards, where any comment we wrote later lies. So a long PR gains at most one
+// more comment, never one per run. No id is kept in the runner's state: a later run cannot read it,
+// and the post step finds the main step's comment in as few requests.
+
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
 const MARKER_PREFIX = '<!-- neon-operations-wait-action';
 /** The PR comment is a report: it may not hold the step for longer than this. */
 const COMMENT_BUDGET_MS = 20_000;
-/** Pages of 100 comments read at most when looking for ours (a PR with 3,000 comments is rare). */
+/** Pages of 100 comments read at most when looking for ours: page 1 and the newest. */
 const MAX_COMMENT_PAGES = 30;
 
 type Octokit = ReturnType<typeof github.getOctokit>;
@@ -79,9 +85,13 @@ export async function writeComment(
     // GraphQL `viewer` answers for every kind of token (an App's as `<app>[bot]`), where REST
     // `GET /user` answers 403. Not knowing, a new comment is written: the old may not be ours.
     const me = await octokit
-      .graphql<{ viewer: { login: string } }>('query { viewer { login } }')
-      .then(
-        ({ viewer }) => viewer.login,
+      .graphql<{ viewer?: { login?: unknown } } | null>('query { viewer { login } }')
+      .then((data) => {
+        const login = data?.viewer?.login;
+        if (typeof login === 'string' && login) return login;
+        throw new Error('the answer names no login');
+      })
+      .catch(
         (error: Error) =>
           void log.warning(
             `Could not tell which account github_token writes as (GraphQL viewer: ${redact(error.message)}); ` +
@@ -113,19 +123,24 @@ export async function writeComment(
   }
 }
 
-/**
- * The oldest comment of the PR by `author` with our marker for this tag. Reading stops after
- * MAX_COMMENT_PAGES pages, and when GitHub's `Link: rel=next` points at a page already read.
- */
+/** The first comment by `author` with our marker for this tag, read as the file's header says. */
 async function ourComment(octokit: Octokit, target: Target, tag: string, author: string) {
-  const pagesRead = new Set<string>();
-  const params = { ...target, per_page: 100 };
-  const [mine] = await octokit.paginate(octokit.rest.issues.listComments, params, (page, done) => {
-    const ours = page.data.filter((c) => isAuthor(c.user, author) && readMarker(c.body ?? '', tag));
-    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.link ?? '')?.[1] ?? '';
-    if (ours.length || pagesRead.has(next) || pagesRead.add(next).size >= MAX_COMMENT_PAGES) done();
-    return ours;
-  });
+  let link = '';
+  const read = (page: number) =>
+    octokit.rest.issues
+      .listComments({ ...target, per_page: 100, page })
+      .then(({ data, headers }) => {
+        link ||= headers.link ?? '';
+        return data.find((c) => isAuthor(c.user, author) && readMarker(c.body ?? '', tag));
+      });
+  let mine = await read(1);
+  const last = Number(/[?&]page=(\d{1,9})\b[^>]*>;\s*rel="last"/.exec(link)?.[1] ?? 1);
+  const lowest = Math.max(2, last - MAX_COMMENT_PAGES + 2);
+  for (let page = last; !mine && page >= lowest; page--) mine = await read(page);
+  if (!mine && lowest > 2)
+    log.info(
+      `No comment of ours on page 1 or the newest: searched ${MAX_COMMENT_PAGES} of ${last} pages.`
+    );
   return mine;
 }
 

@@ -16,7 +16,4 @@ export function debug(message: string): void {
 }
 
 /** Marks the step failed, with an error annotation. */
-export function fail(message: string): void {
-  process.exitCode = core.ExitCode.Failure;
-  core.error(bounded(message));
-}
+export const fail = (message: string): void => core.setFailed(bounded(message));

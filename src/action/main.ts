@@ -8,7 +8,7 @@ import * as log from './log.js';
 import { publish } from './publish.js';
 
 /** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
-const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
+export const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
 
 /** The main step; with `watch_job` it leaves the mark and its verdict for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {

@@ -1,15 +1,27 @@
 import type { MainVerdict, Report } from '../report/model.js';
 import * as state from './job-state.js';
-import { runAction } from './main.js';
+import * as log from './log.js';
+import { input, runAction } from './main.js';
 
 /**
  * The post step (`post-if: always()`): with `watch_job`, every operation the job started since the
  * main step's mark, waited for within `timeout` from now and reported beside the main step's
- * verdict. Without a mark it does nothing and sends no request.
+ * verdict. Without a mark it sends no request (and warns when `watch_job` asked for one). Named
+ * `run`, as @github/local-action's `--post` expects (`npm run local`).
  */
-export async function runPost(signal: AbortSignal): Promise<void> {
+export async function run(signal = new AbortController().signal): Promise<void> {
   const mark = state.savedJobMark();
-  if (!mark) return;
+  if (!mark) {
+    // The main step ended before it learnt where the job began (its log says why).
+    if (/^(true|True|TRUE)$/.test(input('watch_job').trim()))
+      log.warning(
+        'watch_job is true, but the main step left no mark of where the job began (it ended ' +
+          'before the wait started, or GITHUB_STATE could not be written; see its log): ' +
+          "the job's operations are not watched.",
+        'watch_job has nothing to watch'
+      );
+    return;
+  }
   const main = state.savedMainVerdict();
   const settings = {
     projectId: mark.projectId,

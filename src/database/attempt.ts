@@ -1,10 +1,10 @@
 /**
  * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
  * Kept here, as pg lacks it: libpq's `sslmode` (pg 8.2x verifies under `require`; no allow/prefer
- * fallback); libpq's `channel_binding=require` and `require_auth` (pg answers any request, and
- * `enableChannelBinding` only prefers PLUS): pg's Client calls the `password` function before it
- * answers any request (`_getPassword`, pg/lib/client.js), and ours refuses, so no byte of the
- * password leaves; a bound on what the server sends (pg buffers each message whole, every row).
+ * fallback); libpq's `channel_binding=require` and `require_auth`, checked on every message before
+ * pg's client reads it (pg answers any request, with the password it read once, and
+ * `enableChannelBinding` only prefers PLUS); a bound on what the server sends (pg buffers each
+ * message whole, every row).
  */
 import type { Socket } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
@@ -75,6 +75,15 @@ const ASKED = {
   md5: 'asked for an MD5 password',
   'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
 };
+/** pg's names of the authentication requests, by the method libpq's require_auth calls them. */
+const REQUESTS: Record<string, keyof typeof ASKED | 'ok'> = {
+  authenticationOk: 'ok',
+  authenticationCleartextPassword: 'password',
+  authenticationMD5Password: 'md5',
+  authenticationSASL: 'scram-sha-256',
+  authenticationSASLContinue: 'scram-sha-256',
+  authenticationSASLFinal: 'scram-sha-256'
+};
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
 async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal): Promise<void> {
@@ -82,30 +91,44 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   const pg = (await import('pg')) as { Client: typeof Client };
   if (signal.aborted) throw new CancelledError();
   let asked: keyof typeof ASKED = 'none';
-  let plus = false;
+  let mechanisms: string[] | undefined;
   let proven = false;
+  let authenticated = false;
   let received = 0;
-  // Why libpq would refuse the way the server asks to authenticate.
-  const refusal = (): string | undefined => {
-    if (target.channelBinding === 'require' && !plus)
-      return `channel_binding=require, and the server ${ASKED[asked]} (only SCRAM-SHA-256-PLUS may authenticate)`;
-    const rule = target.requireAuth;
-    if (rule && rule.methods.includes(asked) === rule.negated) {
-      const list = rule.methods.map((method) => (rule.negated ? `!${method}` : method));
-      return `require_auth=${list.join(',')}, and the server ${ASKED[asked].replace(/ without .*/, '')}`;
+  // libpq's check of every request (check_expected_areq, pg_SASL_init in fe-auth.c): why it refuses.
+  const refusal = (event: string, message?: { mechanisms?: string[] }): string | undefined => {
+    const request = REQUESTS[event];
+    if (request === undefined)
+      return event === 'readyForQuery' && !authenticated
+        ? 'the server skipped AuthenticationOk'
+        : undefined;
+    if (event === 'authenticationSASL') {
+      if (mechanisms) return 'the server asked for SASL a second time';
+      mechanisms = message?.mechanisms ?? [];
     }
+    if (event === 'authenticationSASLFinal') proven = true; // pg then checks the signature
+    if (request !== 'ok') asked = request;
+    const method = request === 'ok' ? (asked === 'none' ? 'none' : undefined) : request;
+    const rule = target.requireAuth;
+    if (rule && method && rule.methods.includes(method) === rule.negated) {
+      const list = rule.methods.map((each) => (rule.negated ? `!${each}` : each));
+      return `require_auth=${list.join(',')}, and the server ${ASKED[method].replace(/ without .*/, '')}`;
+    }
+    if (request === 'ok' && asked === 'scram-sha-256' && !proven)
+      return 'the server ended SCRAM without its proof';
+    const plus = ssl !== false && mechanisms?.includes('SCRAM-SHA-256-PLUS') === true;
+    const bound = request === 'ok' ? proven : plus && request === 'scram-sha-256';
+    if (target.channelBinding === 'require' && !bound)
+      return `channel_binding=require, and the server ${ASKED[asked]} (only SCRAM-SHA-256-PLUS may authenticate)`;
+    authenticated = request === 'ok';
   };
-  const refused = (why: string): Error => new Error(`authentication refused: ${why}`);
   const client = new pg.Client({
     host: target.host,
     port: target.port,
     user: target.user,
     database: target.database,
-    password: () => {
-      const why = refusal();
-      if (why !== undefined) throw refused(`${why}; no password was sent`);
-      return target.password;
-    },
+    // A function: pg would read PGPASSWORD or ~/.pgpass for an empty string.
+    password: () => target.password,
     ssl,
     sslnegotiation: target.directTls ? 'direct' : 'postgres',
     enableChannelBinding: ssl !== false && target.channelBinding !== 'disable',
@@ -117,23 +140,37 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   client.on('error', () => undefined);
   const con = client.connection as Connection & { stream: Socket };
   const destroy = (): void => void con.stream.destroy();
-  con.on('authenticationCleartextPassword', () => (asked = 'password'));
-  con.on('authenticationMD5Password', () => (asked = 'md5'));
-  con.on('authenticationSASL', (message: { mechanisms: string[] }) => {
-    asked = 'scram-sha-256';
-    plus = ssl !== false && message.mechanisms.includes('SCRAM-SHA-256-PLUS');
-  });
-  // Seen before pg checks the server's signature; a bad one fails the connection there.
-  con.on('authenticationSASLFinal', () => (proven = true));
-  con.on('authenticationOk', () => {
-    const unproven = asked === 'scram-sha-256' && !proven;
-    const why = refusal() ?? (unproven ? 'the server ended SCRAM without its proof' : undefined);
-    if (why !== undefined) con.emit('error', refused(why));
-  });
+  // Every message passes here before pg's client sees it: a refused request never reaches pg,
+  // which would answer it (with the password it read once), and nothing after it does either.
+  const emit = con.emit.bind(con);
+  let refused = false;
+  con.emit = ((event: string, ...args: unknown[]): boolean => {
+    if (refused) return event === 'end' && emit(event);
+    const why = refusal(event, args[0] as { mechanisms?: string[] } | undefined);
+    if (why === undefined) return emit(event, ...args);
+    refused = true;
+    emit('error', new Error(`authentication refused: ${why}; no password was sent`));
+    destroy();
+    return true;
+  }) as typeof con.emit;
   const count = (chunk: Buffer): void => {
     if ((received += chunk.length) > MAX_BYTES) destroy();
   };
-  for (const event of ['connect', 'sslconnect']) con.on(event, () => con.stream.on('data', count));
+  // pg's parser throws, out of the socket's handler, on what it cannot read (an unknown
+  // authentication method, as libpq refuses): that ends the connection, not the process.
+  const guard = (stream: Socket): void => {
+    const emitData = stream.emit.bind(stream);
+    stream.emit = ((event: string, ...args: unknown[]): boolean => {
+      try {
+        return emitData(event, ...args);
+      } catch (error) {
+        stream.destroy(new Error(`the server broke the protocol: ${(error as Error).message}`));
+        return true;
+      }
+    }) as typeof stream.emit;
+    stream.on('data', count);
+  };
+  for (const event of ['connect', 'sslconnect']) con.on(event, () => guard(con.stream));
 
   const connecting = client.connect();
   signal.addEventListener('abort', destroy, { once: true });
@@ -165,7 +202,7 @@ const TLS_VERIFY_CODE =
 
 /** Messages waiting does not fix: our checks, Neon's proxy refusing, pg's SCRAM failures. */
 const REJECTED_MESSAGES = [
-  /^(authentication refused: |the server sent more than |SASL: )/,
+  /^(authentication refused: |the server sent more than |the server broke |SASL: )/,
   /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
 ];
 

@@ -6,11 +6,24 @@
  */
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
-import { redactUrl } from '../util/redact.js';
+import { redactUrl, SECRET_PARAMS } from '../util/redact.js';
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+
+// libpq 18's keywords (PQconninfoOptions in fe-connect.c; case-sensitive, and libpq refuses any
+// other name), pg's `ssl` (refused below) and `uselibpqcompat` (what this check always does).
+const KEYWORDS = new Set(
+  `host hostaddr port dbname user password passfile service options application_name
+  fallback_application_name client_encoding connect_timeout keepalives keepalives_idle
+  keepalives_interval keepalives_count tcp_user_timeout replication target_session_attrs
+  load_balance_hosts min_protocol_version max_protocol_version sslmode sslnegotiation
+  sslcompression sslcert sslkey sslcertmode sslpassword sslkeylogfile sslrootcert sslcrl sslcrldir
+  sslsni requirepeer require_auth channel_binding ssl_min_protocol_version ssl_max_protocol_version
+  gssencmode krbsrvname gsslib gssdelegation scram_client_key scram_server_key oauth_issuer
+  oauth_client_id oauth_client_secret oauth_scope ssl uselibpqcompat`.split(/\s+/)
+);
 
 /** The parsed URL; an absent optional parameter is `undefined`. */
 export type DatabaseTarget = ReturnType<typeof parseDatabaseUrl>;
@@ -33,11 +46,12 @@ export function parseDatabaseUrl(value: string) {
   if (text === '') throw invalid('is empty');
   // Until the URL parses, nothing of it is shown: any part may be the password.
   if (!/^postgres(ql)?:\/\//i.test(text)) throw invalid('does not start with postgresql://');
-  let params: URLSearchParams;
+  let params: Map<string, string>;
   let config: ReturnType<typeof parse>;
   try {
     const url = new URL(text);
-    params = new URLSearchParams(url.search);
+    // As libpq (conninfo_uri_parse_params): in order, the last value of a name wins.
+    params = new Map(url.searchParams);
     // Files are read by the probe, bounded; pg's parser would read them at once.
     for (const name of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'])
       url.searchParams.delete(name);
@@ -48,7 +62,12 @@ export function parseDatabaseUrl(value: string) {
     );
   }
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
-  const param = (name: string): string | undefined => params.get(name) ?? undefined;
+  const param = (name: string): string | undefined => params.get(name);
+  for (const name of params.keys()) {
+    const lower = name.toLowerCase();
+    const hint = KEYWORDS.has(lower) ? ` (names are case-sensitive: write ${lower})` : '';
+    if (!KEYWORDS.has(name)) throw fail(`has the parameter '${name}', unknown to libpq${hint}`);
+  }
   for (const [names, why] of REFUSED)
     for (const name of names) {
       const given = param(name);
@@ -141,7 +160,7 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 /**
  * Every string that would reveal the secret, for masking before validation: the URL, and the
  * password as written, decoded and encoded, from the authority (up to the last or the first `@`)
- * and from a `password=` or `sslpassword=` parameter. Works on malformed values too.
+ * and from each secret parameter (`password=`, `sslpassword=`, ...). Works on malformed values too.
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
@@ -149,7 +168,7 @@ export function secretsOf(value: string): string[] {
   const written = [
     authority,
     authority?.split('@')[0],
-    ...[...text.matchAll(/[?&](?:ssl)?password=([^&#]*)/gi)].map((match) => match[1])
+    ...[...text.matchAll(SECRET_PARAMS)].map((match) => match[2])
   ];
   const forms = new Set([value, text]);
   for (const password of written.filter(Boolean) as string[]) {

@@ -22,9 +22,13 @@ export function redact(text: string): string {
 /** For tests: forget every registered secret. */
 export const clearSecrets = (): void => secrets.clear();
 
-/** A URL as it may be shown: everything before the last `@` of its authority, and any `password=` or `sslpassword=` value, hidden. */
+/** libpq's parameters whose value is a secret: the passwords, libpq 18's OAuth secret and SCRAM keys. */
+export const SECRET_PARAMS =
+  /([?&](?:(?:ssl)?password|oauth_client_secret|scram_\w+_key)=)([^&#]*)/gi;
+
+/** A URL as it may be shown: everything before the last `@` of its authority, and every secret parameter's value, hidden. */
 export function redactUrl(value: string): string {
   return value
     .replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}${REDACTED}@`)
-    .replace(/([?&](?:ssl)?password=)[^&#]*/gi, `$1${REDACTED}`);
+    .replace(SECRET_PARAMS, `$1${REDACTED}`);
 }
