@@ -100,10 +100,9 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   };
 }
 
-/** Whether a summary is wanted, read leniently: a step whose inputs are wrong still gets one unless it was asked off. */
-export function summaryWanted(input: InputReader): boolean {
-  return BOOL.get(input('summary').trim()) !== false;
-}
+/** A true/false input read leniently (undefined when not one), for a step whose inputs are wrong. */
+export const boolOrNot = (input: InputReader, name: string): boolean | undefined =>
+  BOOL.get(input(name).trim());
 
 /** The value as `parse` reads it, or `fallback` when unset; else an error giving the form. */
 function check<T>(field: Field, fallback: T, parse: (v: string) => T | undefined, form: string): T {

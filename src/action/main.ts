@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import { type EngineSettings, runEngine, runStep } from '../engine.js';
 import type { Report } from '../report/model.js';
-import { readSettings, summaryWanted } from '../settings.js';
+import { boolOrNot, readSettings } from '../settings.js';
 import { actionNaming } from '../util/errors.js';
 import * as state from './job-state.js';
 import * as log from './log.js';
@@ -30,6 +30,7 @@ export async function runAction(
     (read) => runEngine(read, deps)
   );
   const shown = post ? post.report(report) : report;
-  await publish(settings ?? { summary: summaryWanted(input) }, shown, signal);
+  // A step whose inputs are wrong still gets a summary unless it was asked off.
+  await publish(settings ?? { summary: boolOrNot(input, 'summary') !== false }, shown, signal);
   return shown;
 }

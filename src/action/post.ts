@@ -1,4 +1,5 @@
 import type { MainVerdict, Report } from '../report/model.js';
+import { boolOrNot } from '../settings.js';
 import * as state from './job-state.js';
 import * as log from './log.js';
 import { input, runAction } from './main.js';
@@ -13,7 +14,7 @@ export async function run(signal = new AbortController().signal): Promise<void> 
   const mark = state.savedJobMark();
   if (!mark) {
     // The main step ended before it learnt where the job began (its log says why).
-    if (/^(true|True|TRUE)$/.test(input('watch_job').trim()))
+    if (boolOrNot(input, 'watch_job'))
       log.warning(
         'watch_job is true, but the main step left no mark of where the job began (it ended ' +
           'before the wait started, or GITHUB_STATE could not be written; see its log): ' +

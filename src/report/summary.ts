@@ -19,27 +19,13 @@ const FULL_ERROR_CHARS = 300;
 /** Failing operations listed on top; the rest are in the table below it. */
 export const FAILING_LISTED = 10;
 
-/** How each kind of wait names what it followed. */
-const MODE_WORDS = {
-  operations: {
-    subject: 'operations',
-    heading: 'Awaited operations',
-    section: 'Awaited',
-    counted: 'awaited'
-  },
-  project: {
-    subject: 'project activity',
-    heading: 'Operations seen in progress',
-    section: 'Seen in progress',
-    counted: 'seen in progress'
-  },
-  job: {
-    subject: 'operations during this job',
-    heading: 'Operations during this job',
-    section: 'This job',
-    counted: 'during this job'
-  }
-} as const;
+/** How each kind of wait names what it followed: headline, table heading, timeline section, count. */
+// prettier-ignore
+const MODE_WORDS = Object.fromEntries(([
+  ['operations', 'operations', 'Awaited operations', 'Awaited', 'awaited'],
+  ['project', 'project activity', 'Operations seen in progress', 'Seen in progress', 'seen in progress'],
+  ['job', 'operations during this job', 'Operations during this job', 'This job', 'during this job']
+] as const).map(([kind, subject, heading, section, counted]) => [kind, { subject, heading, section, counted }]));
 
 interface Shape {
   /** Longest error text shown. */

@@ -64,19 +64,12 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   return final(WAIT_STATUS.apiError, message);
 }
 
-/** An API error and the inputs it points at, which the client does not know, in the front end's words. */
+/** An API error and the inputs it points at (the client knows none), in the front end's words. */
 function withHint(error: ApiError, named: Naming): string {
   const { status, missing } = error;
-  const inputs =
-    status === 401
-      ? ['api_key']
-      : status >= 300 && status < 400
-        ? ['api_host']
-        : missing === 'operation'
-          ? ['operation_id', 'operations', 'project_id']
-          : missing
-            ? ['project_id']
-            : [];
+  const inputs = status === 401 ? ['api_key'] : status >= 300 && status < 400 ? ['api_host'] : [];
+  if (missing === 'operation') inputs.push('operation_id', 'operations');
+  if (missing) inputs.push('project_id');
   const names = inputs.map(named);
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
   return list ? `${error.message} Check ${list}.` : error.message;
