@@ -223,7 +223,15 @@ describe('the PR comment digest (stableView) follows the columns that count', ()
   it.each(COLUMNS.filter((c) => c.digest).map((c) => [c.header, c] as const))(
     'a change in %s rewrites the comment',
     (_, column) => {
-      const changed = { ...base, status: 'finished', failures_count: 1, id: nextId() };
+      // Every field of the row other than its times: a column that counts must see its change.
+      const changed = op({
+        status: 'finished',
+        failures_count: 1,
+        action: 'start_compute',
+        branch_id: 'br-other-1',
+        endpoint_id: 'ep-other-1',
+        retry_at: '2026-01-02T03:11:00Z'
+      });
       expect(column.digest!(changed)).not.toEqual(column.digest!(base));
       expect(viewOf(changed)).not.toBe(viewOf(base));
     }
