@@ -13,7 +13,7 @@ import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
 import type { Stream } from '../src/cli/terminal.js';
 import { clearSecrets } from '../src/util/redact.js';
-import { parseJunit } from './helpers/junit.js';
+import { apiFlags, parseJunit, reportFiles } from './helpers/command.js';
 import { ROOT } from './helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from './helpers/sim.js';
 
@@ -43,12 +43,8 @@ async function command(args: string[], options: { env?: Record<string, string> }
   return { code, stdout, stderr };
 }
 
-const files = (): { junit: string; summary: string } => {
-  const at = mkdtempSync(join(dir, 'run-'));
-  return { junit: join(at, 'junit.xml'), summary: join(at, 'summary.md') };
-};
-
-const api = (s: Simulator): string[] => ['--api-host', s.url, '--interval', '1s'];
+const files = () => reportFiles(dir);
+const api = apiFlags;
 
 describe('the command, in-process', () => {
   it('exit 2: an input error names the flag and sends no request; the JSON result still comes', async () => {

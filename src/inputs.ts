@@ -2,32 +2,28 @@
  * Every input, once: the action's `with:` names (action.yml is checked against these rows), the
  * command's flags and help, docs/cli.md's options and the README's table (`npm run docs`).
  */
+/**
+ * `name`: action.yml's, and the flag's (`--name-with-hyphens`) unless `flag` says otherwise (`--no-wait`
+ * sets `wait` to false). `default`: as action.yml writes it (none: required). `min`, `max`: bounds in
+ * ms for a duration. `description`: one line stating the default and bounds; `help`: the command's
+ * own words where those do not fit it. `only`: where the input exists when not in both front ends.
+ * `arg`: the flag's argument (none: a switch). `env`: read when the flag is absent. `secret`: the
+ * command names it by its variable (its flag is discouraged). `multiple`: the flag may be repeated.
+ */
 export interface Input {
-  /** The name in action.yml and in code; the command's flag is `--name-with-hyphens`. */
   name: string;
-  /** How the value reads: a duration (ms), a whole number, true or false, or text. */
   type: 'duration' | 'count' | 'bool' | 'text';
-  /** The value when unset, as action.yml writes it; none for a required input. */
   default?: string;
-  /** Bounds: milliseconds for a duration, the number for a count. */
   min?: number;
   max?: number;
-  /** One line, stating the default and bounds: action.yml's description, and the command's help. */
   description: string;
-  /** Where the input exists, when not in both the action and the command. */
   only?: 'action' | 'command';
-  /** The command's argument (`ID`); none for a switch. */
   arg?: string;
-  /** Read from this environment variable when the flag is absent. */
   env?: string;
-  /** The command's own words, where the action's do not fit it. */
   help?: string;
-  /** The command's flag when it is not the name (`--no-wait` sets `wait` to false). */
   flag?: string;
   short?: string;
-  /** The command may repeat the flag (values joined by commas). */
   multiple?: boolean;
-  /** The command names it by its variable: its flag is discouraged. */
   secret?: boolean;
 }
 

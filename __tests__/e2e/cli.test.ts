@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
-import { parseJunit } from '../helpers/junit.js';
+import { apiFlags, parseJunit, reportFiles } from '../helpers/command.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
 /**
@@ -60,12 +60,8 @@ function cli(
   );
 }
 
-const files = (): { junit: string; summary: string } => {
-  const at = mkdtempSync(join(dir, 'run-'));
-  return { junit: join(at, 'junit.xml'), summary: join(at, 'summary.md') };
-};
-
-const api = (s: Simulator): string[] => ['--api-host', s.url, '--interval', '1s'];
+const files = () => reportFiles(dir);
+const api = apiFlags;
 
 describe('the command (dist/cli/ alone, as a user runs it)', () => {
   it('exit 0: reads a create-branch response from stdin, prints JSON, writes JUnit and the summary', async () => {

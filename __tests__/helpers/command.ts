@@ -1,4 +1,17 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Simulator } from '../../simulator/server.js';
+
+// What the command's tests share, in-process (command.test.ts) and spawned (e2e/cli.test.ts).
+
+/** Fresh paths for the JUnit file and the summary, in a new folder under `dir`. */
+export function reportFiles(dir: string): { junit: string; summary: string } {
+  const at = mkdtempSync(join(dir, 'run-'));
+  return { junit: join(at, 'junit.xml'), summary: join(at, 'summary.md') };
+}
+
+export const apiFlags = (sim: Simulator): string[] => ['--api-host', sim.url, '--interval', '1s'];
 
 export interface JunitCase {
   name: string;
