@@ -38,7 +38,8 @@ async function command(args: string[], options: { env?: Record<string, string> }
     stdout: { write: (c: string) => (stdout += c) !== '' },
     stderr: stderrStream as unknown as Stream,
     env: { NEON_API_KEY: DEFAULT_KEY, ...options.env },
-    signal: new AbortController().signal
+    signal: new AbortController().signal,
+    stdin: () => ''
   });
   return { code, stdout, stderr };
 }

@@ -80,7 +80,7 @@ export const cliNaming: Naming = (name) => {
 };
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
-function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
+function inputsOf(flags: Flags, { env, stdin }: Io): InputReader {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
   const wrong = (name: string, words: (flag: string) => string) =>
     new InputError(name, (named) => words(named(name)));
@@ -91,7 +91,7 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const file = (name: string, path: string): string => {
     let content: string;
     try {
-      content = path && readFileSync(path === '-' ? 0 : path, 'utf8');
+      content = path && (path === '-' ? stdin() : readFileSync(path, 'utf8'));
     } catch (error) {
       throw wrong(name, (flag) => `${flag} could not be read: ${(error as Error).message}`);
     }
@@ -142,6 +142,8 @@ export interface Io {
   stderr: Stream;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** All of stdin (`--operations -`). */
+  stdin: () => string;
 }
 
 /** The command: arguments in, the exit code out. Nothing happens on import. */
@@ -161,7 +163,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const terminal = new Terminal(io.stderr, startedAt);
   const deps = { log: terminal, signal: io.signal, onCheck: terminal.onCheck, named: cliNaming };
   // The key and a password are redacted from every line we write; no terminal masks anything.
-  const read = () => readSettings(inputsOf(flags, io.env), () => undefined);
+  const read = () => readSettings(inputsOf(flags, io), () => undefined);
   const { report } = await runStep(read, cliNaming, async (settings) => {
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
