@@ -4,18 +4,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
+import { exitCode, resultText } from './cli/exit.js';
+import { PROGRESS_ENV, progressStyle } from './cli/progress.js';
 import { Terminal } from './cli/terminal.js';
-import { resultFields, resultJson, runEngine } from './engine.js';
+import { usageError } from './cli/usage.js';
+import { runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
 import { NEON_API_HOST } from './neon/client.js';
 import { renderSummary } from './report/summary.js';
 import { type InputReader, readSettings } from './settings.js';
-import { formatDuration } from './util/duration.js';
 import { InputError } from './util/errors.js';
 import { redact } from './util/redact.js';
-import { oneLine } from './util/text.js';
 import { ACTION_VERSION } from './version.js';
-import { WAIT_STATUS } from './wait/status.js';
 
 // The options are read from the help, so that none goes undocumented: `--name ARG` takes a value.
 const HELP = `Usage: neon-operations-wait [options]
@@ -43,7 +43,11 @@ How:
 Output (stdout: the result alone; stderr: progress):
   --json                    print one JSON object: status, timed_out,
                             operation, operations, failures_count,
-                            elapsed_seconds, project_id, database_ready
+                            elapsed_seconds, project_id, database_ready,
+                            exit_code, message, last_api_error
+  --progress STYLE          on stderr: auto (live on a terminal, else plain),
+                            live, plain (a line at least every 30s), none
+  --quiet                   only errors on stderr (--progress none)
   --summary-file PATH       write the Markdown report (as the job summary)
   --summary-limit N         recent operations in it (default 20; 0: none)
   --since TIME              those since then: ISO 8601 time or duration (2h)
@@ -54,12 +58,18 @@ Output (stdout: the result alone; stderr: progress):
 Environment:
   NEON_API_KEY              the Neon API key (required)
   HTTPS_PROXY, NO_PROXY     a proxy for the API
+  ${PROGRESS_ENV}
+                            --progress, when not given; auto is plain with
+                            TERM=dumb, CI, GITLAB_CI, CIRCLECI, BUILDKITE,
+                            JENKINS_URL, BUILD_ID, TF_BUILD, TEAMCITY_VERSION
 
 Exit codes:
   0    succeeded (finished, skipped, idle, or --no-wait)
   1    an awaited operation or the database did not succeed
-  2    usage or input error (no request sent)
-  3    API error (key refused, project not found, unreachable till the end)
+  2    usage or input error: no request sent, but for one GET /projects when
+       --project-id is not given and the key sees no project or several
+  3    API error: key refused, project not found, or at the deadline the API
+       failing since the first half of the wait
   124  the deadline passed before the operations (or the database) were ready
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
 `;
@@ -122,24 +132,16 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   };
 }
 
-/** The exit code a script branches on (see HELP). */
-function exitCode(report: Report): number {
-  if (report.status === WAIT_STATUS.inputError) return 2;
-  if (report.status === WAIT_STATUS.apiError) return 3;
-  if (report.status === WAIT_STATUS.aborted) return 130;
-  // A fault still happening at the deadline: the API was unreachable (or failing), not slow.
-  if (report.timedOut) return report.lastError ? 3 : 124;
-  return report.failure ? 1 : 0;
-}
-
 async function main(argv: string[]): Promise<number> {
   const startedAt = Date.now();
   let flags: Flags;
+  let usage: string | undefined;
   try {
     flags = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
   } catch (error) {
-    process.stderr.write(`neon-operations-wait: ${(error as Error).message}\nSee --help.\n`);
-    return 2;
+    // Ends as an input error does: with --json, its object on stdout.
+    usage = usageError(error, argv, OPTIONS);
+    flags = { json: argv.includes('--json') };
   }
   if (flags.help) process.stdout.write(HELP);
   if (flags.version) process.stdout.write(`${ACTION_VERSION}\n`);
@@ -152,11 +154,15 @@ async function main(argv: string[]): Promise<number> {
   for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
   let report: Report;
   try {
+    if (usage) throw new InputError(usage);
+    const style = flags.quiet
+      ? 'none'
+      : progressStyle(flags.progress as string, process.env, process.stderr.isTTY);
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
+    terminal.start(style, startedAt + settings.timeoutMs);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
-    terminal.start();
     report = await runEngine(settings, { log: terminal, signal, onCheck: terminal.onCheck });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
@@ -177,15 +183,17 @@ async function main(argv: string[]): Promise<number> {
       terminal.warning(`Could not write ${path}: ${(error as Error).message}`);
     }
   }
-  if (report.failure) terminal.info(`error: ${report.failure}`);
-  const elapsed = formatDuration(report.finishedAt - report.startedAt);
-  const verdict = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
-  process.stdout.write(
-    `${redact(flags.json ? resultJson(resultFields(report)) : oneLine(verdict, 2000))}\n`
-  );
+  if (report.failure) terminal.error(report.failure);
+  process.stdout.write(resultText(report, Boolean(flags.json)));
   return exitCode(report);
 }
 
+// A reader that went away (`| head -n 1`) loses the rest of that stream, and only that: the wait,
+// the report files and the exit code go on.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {

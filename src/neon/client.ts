@@ -102,10 +102,14 @@ export class NeonClient {
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
+    const firstTryAt = this.clock.now();
     for (let attempt = 0; ; attempt++) {
       if (this.options.signal?.aborted) throw new CancelledError();
       const now = this.clock.now();
-      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt);
+      if (now >= deadline) {
+        const since = lastTryAt === undefined ? undefined : firstTryAt;
+        throw new DeadlineError(lastError, lastTryAt, undefined, since);
+      }
       lastTryAt = now;
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
@@ -119,7 +123,8 @@ export class NeonClient {
         if (status === 429) this.throttled++;
         const left = deadline - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
-        if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
+        if (delayMs === undefined)
+          throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
