@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { operation } from '../../simulator/scenario.js';
+import { operation, project, singleProject } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
@@ -34,14 +34,30 @@ interface Run {
   stderr: string;
 }
 
-function cli(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string; signalOnStderr?: NodeJS.Signals } = {}
-): Promise<Run> {
-  const child = spawn(NODE, [command, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY, ...options.env }
-  });
+interface CliOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  signalOnStderr?: NodeJS.Signals;
+  /** Each chunk of stderr as it arrives. */
+  onStderr?: (chunk: string, child: ChildProcess) => void;
+  killAfterMs?: number;
+  /** On a pseudo-terminal (util-linux `script`), as CircleCI and Buildkite run a step: stdout then holds all. */
+  pty?: boolean;
+}
+
+const envOf = (options: CliOptions) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: dir,
+  NEON_API_KEY: DEFAULT_KEY,
+  ...options.env
+});
+
+function cli(args: string[], options: CliOptions = {}): Promise<Run> {
+  const line = [NODE, command, ...args].map((arg) => `'${arg}'`).join(' ');
+  const [file, argv] = options.pty
+    ? ['script', ['-qefc', line, '/dev/null']]
+    : [NODE, [command, ...args]];
+  const child = spawn(file, argv, { cwd: dir, env: envOf(options) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -49,9 +65,10 @@ function cli(
     // A signal once the command has said something: it is running, however slowly it started.
     if (!stderr && options.signalOnStderr) child.kill(options.signalOnStderr);
     stderr += chunk.toString();
+    options.onStderr?.(chunk.toString(), child);
   });
   child.stdin.end(options.stdin ?? '');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000);
   return new Promise((done) =>
     child.on('close', (code) => {
       clearTimeout(killer);
@@ -127,7 +144,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       status: 'finished',
       timed_out: false,
       failures_count: 0,
-      project_id: PROJECT
+      project_id: PROJECT,
+      exit_code: 0,
+      message: expect.stringMatching(/^finished after [\d.]+m?s$/),
+      last_api_error: null
     });
     expect(typeof result.elapsed_seconds).toBe('number');
     expect((result.operation as { id: string }).id).toBe(create.id);
@@ -178,6 +198,19 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(testcase?.failure?.type).toBe('error');
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
     expect(testcase?.failure?.text).toBe(`error (failures_count 3): quota exceeded <&> "x"\uFFFD`);
+    const json = await cli([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--operation-id',
+      op.id,
+      '--json'
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'error',
+      exit_code: 1,
+      message: expect.stringMatching(/^error after \S+: Operation\(s\) did not succeed: .*quota/)
+    });
   });
 
   it('exit 2: an input error names the flag and sends no request; the JSON result still comes', async () => {
@@ -199,6 +232,15 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('--operations: stdin is empty.');
     expect(sim.requests).toHaveLength(0);
+
+    // The one input error found with a request, as the help says: no --project-id, several seen.
+    await sim.close();
+    const two = { ...singleProject(PROJECT, []), projects: [project(PROJECT), project('other-2')] };
+    sim = await simulate(two);
+    const discovery = await cli([...api(sim), '--json']);
+    expect(discovery.code).toBe(2);
+    expect(JSON.parse(discovery.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+    expect(sim.requests.map((r) => r.path)).toEqual(['/api/v2/projects']);
   });
 
   it('exit 3: the key is refused; --api-key works but is discouraged, and never printed', async () => {
@@ -232,7 +274,12 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       '--json'
     ]);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'timeout',
+      timed_out: true,
+      exit_code: 3,
+      last_api_error: expect.stringContaining('ECONNREFUSED')
+    });
     expect(run.stderr).toMatch(/^error: .*ECONNREFUSED/m);
   });
 
@@ -253,7 +300,12 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       out.junit
     ]);
     expect(run.code).toBe(124);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
+    const result = JSON.parse(run.stdout) as { message: string };
+    expect(result).toMatchObject({ status: 'timeout', timed_out: true, exit_code: 124 });
+    // Stopped before 2s when no check fitted: the message says so, not "timed out after 2s".
+    expect(result.message).toMatch(
+      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\.$/
+    );
     const [testcase] = parseJunit(out.junit).cases;
     expect(testcase?.failure).toMatchObject({
       type: 'timeout',
@@ -281,7 +333,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
         { signalOnStderr: signal }
       );
       expect(run.code).toBe(130);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', timed_out: false });
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', exit_code: 130 });
+      // The command's words, not the action's (a job, its outputs and summary).
+      expect(run.stderr).toContain('error: Interrupted (SIGINT or SIGTERM) while waiting;');
+      expect(run.stderr).not.toMatch(/job|outputs|summary/);
       expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
       expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
     }
@@ -349,10 +404,150 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     const flags =
       'project-id org-id branch-id operation-id operations timeout interval fail-fast no-wait api-host ' +
       'summary-limit since database-url database-url-file database-url-env json summary-file junit ' +
-      'help version api-key';
+      'help version api-key progress quiet';
     for (const flag of flags.split(' '))
       expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
     for (const text of ['NEON_API_KEY', '\n  124 ', '\n  130 ', '\n  3 ', '\n  2 '])
       expect(help.stdout).toContain(text);
+    expect(help.stdout).toContain(
+      '2    usage or input error: no request sent, but for one GET /projects'
+    );
   });
+});
+
+describe('the command in CI logs, pipes and scripts', () => {
+  const waitFor = (s: Simulator, id: string): string[] => [
+    ...api(s),
+    '--project-id',
+    PROJECT,
+    '--operation-id',
+    id
+  ];
+
+  it('on a terminal: the live line, unless TERM=dumb, a CI variable or the style variable says plain', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1500, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const live = await cli(waitFor(sim, op.id), { pty: true, env: { TERM: 'xterm' } });
+    expect(live.code).toBe(0);
+    expect(live.stdout).toContain('\r\u001b[K⏳ 0s · ');
+    for (const env of [
+      { TERM: 'dumb' } as Record<string, string>,
+      { TERM: 'xterm', CI: 'true' },
+      { TERM: 'xterm', JENKINS_URL: 'https://jenkins.example.com/' },
+      { TERM: 'xterm', NEON_OPERATIONS_WAIT_PROGRESS: 'plain' }
+    ]) {
+      const plain = await cli(waitFor(sim, op.id), { pty: true, env });
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toMatch(/^Waiting for 1 operation/m);
+      expect(plain.stdout).not.toContain('\u001b');
+    }
+  });
+
+  it('--quiet: only errors on stderr', async () => {
+    const op = operation(PROJECT, 'start_compute', [
+      [0, 'scheduling'],
+      [300, 'error', { failures_count: 1, error: 'quota exceeded' }]
+    ]);
+    sim = await simulate([op]);
+    const run = await cli([...waitFor(sim, op.id), '--quiet']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
+  });
+
+  it('piped: a heartbeat at least every 30s while nothing changes, saying what is pending and the time left', async () => {
+    // Finished 5s after the second heartbeat is due: a late timer cannot reorder them.
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [65_000, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const arrivals: number[] = [];
+    const run = await cli([...waitFor(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
+      killAfterMs: 110_000,
+      onStderr: () => arrivals.push(Date.now())
+    });
+    expect(run.code).toBe(0);
+    const beats = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
+    expect(beats).toHaveLength(2);
+    for (const beat of beats)
+      expect(beat).toMatch(
+        /^still waiting after [\dms]+ · 1 running · next check in \ds · 2m[\ds]* left$/
+      );
+    const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] as number));
+    expect(Math.max(...gaps)).toBeLessThan(32_000);
+  }, 120_000);
+
+  it('a reader that goes away (| head -n 1) loses that stream only: the wait, the JUnit file and the exit code go on', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1000, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const out = files();
+    const run = await cli([...waitFor(sim, op.id), '--junit', out.junit], {
+      onStderr: (_chunk, child) => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }
+    });
+    expect(run.code).toBe(0);
+    expect(parseJunit(out.junit).cases.map((c) => c.failure)).toEqual([null]);
+  });
+
+  it('a secret passed as a stray argument is never printed: its position is', async () => {
+    const key = 'napi_stray_0123456789abcdef';
+    const url = 'postgresql://app:s3cret-Passw0rd@db.example.com/app';
+    for (const [args, at] of [
+      [['--json', key], 2],
+      [[url], 1],
+      [['--timeout', '5m', url, '--json'], 3]
+    ] as const) {
+      const run = await cli([...args]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `error: Argument ${at} is not an option (its value is not shown)`
+      );
+      for (const secret of [key, 's3cret']) expect(run.stdout + run.stderr).not.toContain(secret);
+    }
+  });
+
+  it('--json: every ending prints one object, usage errors included, with exit_code and message', async () => {
+    for (const [args, message] of [
+      [['--wait-forever', '--json'], "Unknown option '--wait-forever'"],
+      [['--json', '--timeout'], "Option '--timeout <value>' argument missing"],
+      [
+        ['--json', '--progress', 'fancy'],
+        "--progress must be auto, live, plain or none; got 'fancy'"
+      ]
+    ] as const) {
+      const run = await cli([...args]);
+      expect(run.code).toBe(2);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: 'input_error',
+        exit_code: 2,
+        message: expect.stringContaining(message)
+      });
+    }
+  });
+
+  it.each([503, 429])(
+    'exit 124, not 3: the API answered every check, then failed (HTTP %i) near the deadline',
+    async (status) => {
+      const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
+      sim = await simulate([op]);
+      sim.inject({ kind: 'status', status }, { times: Infinity, from: 3000 });
+      const run = await cli([...waitFor(sim, op.id), '--timeout', '4s', '--json']);
+      expect(sim.requests[0]?.status).toBe(200);
+      expect(sim.requests.at(-1)?.status).toBe(status);
+      expect(run.code).toBe(124);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: 'timeout',
+        exit_code: 124,
+        last_api_error: expect.stringContaining(`HTTP ${status}`)
+      });
+    }
+  );
 });
