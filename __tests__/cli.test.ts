@@ -139,28 +139,29 @@ describe('progress styles', () => {
   });
 
   it('auto: live only on a terminal that is not dumb, outside CI; a flag or variable forces it', () => {
-    expect(progressStyle(undefined, {}, true)).toBe('live');
-    expect(progressStyle(undefined, {}, false)).toBe('plain');
+    expect(progressStyle({}, {}, true)).toBe('live');
+    expect(progressStyle({}, {}, false)).toBe('plain');
     for (const env of [
       { TERM: 'dumb' },
       { CI: 'true' },
       { GITLAB_CI: 'true' },
       { CIRCLECI: 'true' }
     ]) {
-      expect(progressStyle(undefined, env, true)).toBe('plain');
+      expect(progressStyle({}, env, true)).toBe('plain');
     }
-    for (const name of ['BUILDKITE', 'JENKINS_URL', 'BUILD_ID', 'TF_BUILD', 'GITHUB_ACTIONS']) {
-      expect(progressStyle(undefined, { [name]: 'x' }, true)).toBe('plain');
+    for (const name of ['BUILDKITE', 'JENKINS_URL', 'BUILD_ID', 'TF_BUILD', 'TEAMCITY_VERSION']) {
+      expect(progressStyle({}, { [name]: 'x' }, true)).toBe('plain');
     }
-    expect(progressStyle(undefined, { CI: 'false' }, true)).toBe('live');
-    expect(progressStyle('live', { CI: 'true' }, false)).toBe('live');
+    expect(progressStyle({}, { CI: 'false' }, true)).toBe('live');
+    expect(progressStyle({ progress: 'live' }, { CI: 'true' }, false)).toBe('live');
+    expect(progressStyle({ quiet: true, progress: 'live' }, {}, true)).toBe('none');
     const env = { NEON_OPERATIONS_WAIT_PROGRESS: 'none' };
-    expect(progressStyle(undefined, env, true)).toBe('none');
-    expect(progressStyle('plain', env, true)).toBe('plain');
-    expect(() => progressStyle('fancy', {}, true)).toThrow(
+    expect(progressStyle({}, env, true)).toBe('none');
+    expect(progressStyle({ progress: 'plain' }, env, true)).toBe('plain');
+    expect(() => progressStyle({ progress: 'fancy' }, {}, true)).toThrow(
       "--progress must be auto, live, plain or none; got 'fancy'."
     );
-    expect(() => progressStyle(undefined, { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }, true)).toThrow(
+    expect(() => progressStyle({}, { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }, true)).toThrow(
       /^NEON_OPERATIONS_WAIT_PROGRESS must be/
     );
   });

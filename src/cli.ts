@@ -59,9 +59,7 @@ Environment:
   NEON_API_KEY              the Neon API key (required)
   HTTPS_PROXY, NO_PROXY     a proxy for the API
   ${PROGRESS_ENV}
-                            --progress, when not given; auto is plain with
-                            TERM=dumb, CI, GITLAB_CI, CIRCLECI, BUILDKITE,
-                            JENKINS_URL, BUILD_ID, TF_BUILD, TEAMCITY_VERSION
+                            --progress when not given (auto is plain in CI)
 
 Exit codes:
   0    succeeded (finished, skipped, idle, or --no-wait)
@@ -155,9 +153,7 @@ async function main(argv: string[]): Promise<number> {
   let report: Report;
   try {
     if (usage) throw new InputError(usage);
-    const style = flags.quiet
-      ? 'none'
-      : progressStyle(flags.progress as string, process.env, process.stderr.isTTY);
+    const style = progressStyle(flags, process.env, process.stderr.isTTY);
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
     terminal.start(style, startedAt + settings.timeoutMs);

@@ -14,10 +14,7 @@ export function exitCode(report: Report): number {
   return report.failure ? 1 : 0;
 }
 
-/**
- * A timeout is the API's fault (exit 3) when the request failing at the deadline had been failing
- * since the first half of the wait: one 503 in its last second leaves it a timeout (124).
- */
+/** After a timeout, exit 3 when the failing request went unanswered since the wait's first half. */
 const apiDown = ({ failingSince, startedAt, timeoutMs }: Report): boolean =>
   failingSince !== undefined && failingSince - startedAt <= timeoutMs / 2;
 
@@ -25,13 +22,6 @@ const apiDown = ({ failingSince, startedAt, timeoutMs }: Report): boolean =>
 export function resultText(report: Report, json: boolean): string {
   const elapsed = formatDuration(report.finishedAt - report.startedAt);
   const message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
-  const result = json
-    ? resultJson({
-        ...resultFields(report),
-        exit_code: exitCode(report),
-        message,
-        last_api_error: report.lastError ?? null
-      })
-    : oneLine(message, 2000);
-  return `${redact(result)}\n`;
+  const more = { exit_code: exitCode(report), message, last_api_error: report.lastError ?? null };
+  return `${redact(json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000))}\n`;
 }

@@ -12,15 +12,14 @@ const safe = (text: string): string => text.replace(INVISIBLE, ' ');
 const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
-/** Plain lines: one at least this often, so that a CI log (CircleCI stops a step silent for 10m) moves. */
+/** Plain lines: one at least this often (CircleCI stops a step silent for 10 minutes). */
 export const HEARTBEAT_MS = 30_000;
 
 /**
  * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
- * command, no control character from the API). Once started, as the style says (`progress.ts`): a
- * status line redrawn below them each second (elapsed time, operations by status, next check, time
- * left); or the same as a plain line when nothing was written for `HEARTBEAT_MS`; or errors only.
- * Two escape codes need no library.
+ * command, no control character from the API). Once started, in its style: below them a status
+ * line redrawn each second; or that line as a heartbeat after HEARTBEAT_MS of silence; or errors
+ * only. Two escape codes need no library.
  */
 export class Terminal {
   private counts = 'starting';
@@ -68,16 +67,14 @@ export class Terminal {
     if (this.live()) this.out.write(CLEAR_LINE);
     clearTimeout(this.timer); // clears an interval too
     this.timer = undefined;
-    if (this.style === 'live') this.style = 'plain';
   }
 
   private live = (): boolean => this.style === 'live' && this.timer !== undefined;
 
-  /** Arms the next heartbeat, HEARTBEAT_MS after the last line. */
   private beat(): void {
     clearTimeout(this.timer);
-    const heartbeat = () => this.line(`still waiting after ${this.status()}`);
-    this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
+    this.timer = setTimeout(() => this.line(`still waiting after ${this.status()}`), HEARTBEAT_MS);
+    this.timer.unref();
   }
 
   private line(message: string, always = false): void {
@@ -95,7 +92,7 @@ export class Terminal {
     let next = this.nextCheckAt === undefined ? 'first check' : 'checking';
     if (left > 0) next = `next check in ${seconds(left, Math.ceil)}`;
     const remaining = `${seconds(this.deadline - now, Math.ceil)} left`;
-    return [seconds(now - this.startedAt), this.counts || 'none open', next, remaining].join(' · ');
+    return [seconds(now - this.startedAt), this.counts, next, remaining].join(' · ');
   }
 
   private draw(): void {

@@ -102,15 +102,13 @@ export class NeonClient {
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
-    const firstTryAt = this.clock.now();
+    let firstTryAt: number | undefined;
     for (let attempt = 0; ; attempt++) {
       if (this.options.signal?.aborted) throw new CancelledError();
       const now = this.clock.now();
-      if (now >= deadline) {
-        const since = lastTryAt === undefined ? undefined : firstTryAt;
-        throw new DeadlineError(lastError, lastTryAt, undefined, since);
-      }
+      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt, undefined, firstTryAt);
       lastTryAt = now;
+      firstTryAt ??= now;
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
