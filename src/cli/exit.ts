@@ -23,5 +23,6 @@ export function resultText(report: Report, json: boolean): string {
   const elapsed = formatDuration(report.finishedAt - report.startedAt);
   const message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
   const more = { exit_code: exitCode(report), message, last_api_error: report.lastError ?? null };
-  return `${redact(json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000))}\n`;
+  const text = json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000);
+  return `${redact(text)}\n`;
 }

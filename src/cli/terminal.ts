@@ -1,6 +1,6 @@
 import type { Operation } from '../neon/operation.js';
+import { InputError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
-import type { ProgressStyle } from './progress.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
 export type Stream = Pick<NodeJS.WriteStream, 'isTTY' | 'columns' | 'write'>;
@@ -11,6 +11,31 @@ const safe = (text: string): string => text.replace(INVISIBLE, ' ');
 /** Whole seconds: elapsed time rounds down, as a clock does; time to the next check rounds up. */
 const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
+
+/** How stderr shows the wait: a line redrawn in place, plain lines with a heartbeat, or errors only. */
+export type ProgressStyle = 'live' | 'plain' | 'none';
+export const PROGRESS_ENV = 'NEON_OPERATIONS_WAIT_PROGRESS';
+/** Set by CI systems (docs/cli.md cites their docs); CircleCI and Buildkite run steps on a pty. */
+const CI =
+  /^(CI|GITLAB_CI|CIRCLECI|BUILDKITE|GITHUB_ACTIONS|JENKINS_URL|BUILD_ID|TF_BUILD|TEAMCITY_VERSION)$/;
+
+/** `--quiet`, else `--progress`, else its variable, else auto: live on a terminal, unless dumb or CI. */
+export function progressStyle(
+  { quiet, progress }: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  isTTY?: boolean
+): ProgressStyle {
+  const chosen = quiet ? 'none' : String(progress ?? (env[PROGRESS_ENV] || 'auto'));
+  if (!/^(auto|live|plain|none)$/.test(chosen)) {
+    const name = progress === undefined ? PROGRESS_ENV : '--progress';
+    throw new InputError(
+      `${name} must be auto, live, plain or none; got '${chosen.slice(0, 40)}'.`
+    );
+  }
+  if (chosen !== 'auto') return chosen as ProgressStyle;
+  const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
+  return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';
+}
 
 /** Plain lines: one at least this often (CircleCI stops a step silent for 10 minutes). */
 export const HEARTBEAT_MS = 30_000;
