@@ -152,9 +152,9 @@ async function main(argv: string[]): Promise<number> {
   let report: Report;
   try {
     if (usage) throw new InputError(usage);
-    const style = progressStyle(flags, process.env, process.stderr.isTTY);
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
+    const style = progressStyle(flags, process.env, process.stderr.isTTY);
     terminal.start(style, startedAt + settings.timeoutMs);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');

@@ -521,6 +521,11 @@ describe('the command in CI logs, pipes and scripts', () => {
       [
         ['--json', '--progress', 'fancy'],
         "--progress must be auto, live, plain or none; got 'fancy'"
+      ],
+      // Read after the settings: the key is known by then, and redacted.
+      [
+        ['--json', '--progress', DEFAULT_KEY],
+        "--progress must be auto, live, plain or none; got '***'"
       ]
     ] as const) {
       const run = await cli([...args]);
