@@ -55,7 +55,7 @@ describe('the wait near its deadline', () => {
     const span = (sim.requests.at(-1)?.at ?? 0) - (sim.requests[0]?.at ?? 0);
     expect(Number(said?.[1]) * 1000).toBeGreaterThanOrEqual(span - 100);
     expect(Number(said?.[1])).toBeLessThan(4);
-    expect(run.summary).toContain('no retry fits before the deadline');
+    expect(run.summary).toContain('the 4s timeout left no time to retry the failed request');
   });
 });
 
