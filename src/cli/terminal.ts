@@ -25,14 +25,12 @@ export function progressStyle(
   env: NodeJS.ProcessEnv,
   isTTY?: boolean
 ): ProgressStyle {
-  const chosen = quiet ? 'none' : String(progress ?? (env[PROGRESS_ENV] || 'auto'));
-  if (!/^(auto|live|plain|none)$/.test(chosen)) {
+  const style = quiet ? 'none' : String(progress ?? (env[PROGRESS_ENV] || 'auto'));
+  if (!/^(auto|live|plain|none)$/.test(style)) {
     const name = progress === undefined ? PROGRESS_ENV : '--progress';
-    throw new InputError(
-      `${name} must be auto, live, plain or none; got '${chosen.slice(0, 40)}'.`
-    );
+    throw new InputError(`${name} must be auto, live, plain or none; got '${style.slice(0, 40)}'.`);
   }
-  if (chosen !== 'auto') return chosen as ProgressStyle;
+  if (style !== 'auto') return style as ProgressStyle;
   const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
   return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';
 }
