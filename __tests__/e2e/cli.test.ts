@@ -338,7 +338,7 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       expect(run.stderr).toContain('error: Interrupted (SIGINT or SIGTERM) while waiting;');
       expect(run.stderr).not.toMatch(/job|outputs|summary/);
       expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
-      expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
+      expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations: interrupted');
     }
   );
 

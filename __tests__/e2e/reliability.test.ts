@@ -89,7 +89,7 @@ describe('cancellation', () => {
     expect(run.outputs.status).toBe('aborted');
     expect(run.outputs.timed_out).toBe('false');
     expect(JSON.parse(run.outputs.operations as string)[0].status).toBe('running');
-    expect(run.summary).toContain('cancelled with the job');
+    expect(run.summary).toContain('interrupted');
     expect(run.summary).toContain(op.id.slice(0, 8));
     expect(sim.requests).toHaveLength(requestsAtSignal);
   });

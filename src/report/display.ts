@@ -29,7 +29,7 @@ const STATUS: Record<string, [mark: string, label?: string]> = {
   error: ['❌'],
   cancelled: ['🚫'],
   timeout: ['⌛', 'timed out'],
-  aborted: ['🛑', 'cancelled with the job'],
+  aborted: ['🛑', 'interrupted'],
   api_error: ['❌', 'API error'],
   input_error: ['❌', 'input error'],
   database_error: ['❌', 'database error']
