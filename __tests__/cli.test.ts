@@ -1,8 +1,12 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { exitCode, resultText } from '../src/cli/exit.js';
 import { xml } from '../src/cli/junit.js';
-import { type Stream, Terminal } from '../src/cli/terminal.js';
+import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
+import { usageError } from '../src/cli/main.js';
 import type { Operation } from '../src/neon/operation.js';
+import { inputErrorReport, type Report } from '../src/report/model.js';
 import { clearSecrets, registerSecret } from '../src/util/redact.js';
 
 /** A stream that records what is written, as a terminal (`isTTY`) or a pipe would receive it. */
@@ -30,6 +34,7 @@ let terminal: Terminal | undefined;
 afterEach(() => {
   terminal?.stop();
   clearSecrets();
+  jest.useRealTimers();
 });
 
 describe('the terminal writer', () => {
@@ -37,12 +42,12 @@ describe('the terminal writer', () => {
     let now = 1_000_000;
     const tty = fakeStream(true);
     terminal = new Terminal(tty, now, () => now);
-    terminal.start();
-    expect(screen(tty.text)).toEqual(['⏳ 0s · starting · first check']);
+    terminal.start('live', now + 600_000);
+    expect(screen(tty.text)).toEqual(['⏳ 0s · starting · first check · 10m left']);
 
     terminal.onCheck([op('running'), op('finished'), op('running'), op()], now + 3000);
     expect(screen(tty.text)).toEqual([
-      '⏳ 0s · 2 running, 1 finished, 1 not seen yet · next check in 3s'
+      '⏳ 0s · 2 running, 1 finished, 1 not seen yet · next check in 3s · 10m left'
     ]);
 
     now += 2000;
@@ -50,12 +55,12 @@ describe('the terminal writer', () => {
     // The log line stays above; the status line is drawn again below it, with the time moved on.
     expect(screen(tty.text)).toEqual([
       'create_branch 1234abcd running → finished',
-      '⏳ 2s · 2 running, 1 finished, 1 not seen yet · next check in 1s'
+      '⏳ 2s · 2 running, 1 finished, 1 not seen yet · next check in 1s · 9m58s left'
     ]);
 
     now += 1500;
     terminal.onCheck([op('finished')], now + 9_200);
-    expect(screen(tty.text).at(-1)).toBe('⏳ 3s · 1 finished · next check in 10s');
+    expect(screen(tty.text).at(-1)).toBe('⏳ 3s · 1 finished · next check in 10s · 9m57s left');
 
     terminal.stop();
     expect(screen(tty.text).at(-1)).toBe(''); // the status line is gone once the command ends
@@ -67,7 +72,7 @@ describe('the terminal writer', () => {
   it('keeps the status line within the terminal width, so that \\r still reaches its start', () => {
     const tty = fakeStream(true, 40);
     terminal = new Terminal(tty, 0, () => 0);
-    terminal.start();
+    terminal.start('live', 60_000);
     terminal.onCheck(
       Array.from({ length: 9 }, (_, i) => op(`status_${i}`)),
       5000
@@ -81,7 +86,7 @@ describe('the terminal writer', () => {
     registerSecret('napi_secret_key_1234');
     const pipe = fakeStream(false);
     terminal = new Terminal(pipe, 0, () => 0);
-    terminal.start();
+    terminal.start('plain', 60_000);
     terminal.onCheck([op('running')], 5000);
     terminal.info(
       '::error::from the API\n##[warning]x \u001b[31mred\u001b[0m napi_secret_key_1234'
@@ -89,6 +94,126 @@ describe('the terminal writer', () => {
     terminal.warning('careful', 'Title');
     expect(pipe.text).toBe(
       '» ::error::from the API\n## [warning]x  [31mred [0m ***\nwarning: Title: careful\n'
+    );
+  });
+});
+
+describe('progress styles', () => {
+  it('piped: plain lines, and a heartbeat (what is pending, time left) after 30s without a line', () => {
+    jest.useFakeTimers({ now: 0 });
+    const pipe = fakeStream(false);
+    terminal = new Terminal(pipe, 0);
+    terminal.start('plain', 120_000);
+    terminal.info('Waiting for 1 operation(s)');
+    terminal.onCheck([op('running'), op('finished')], 5000);
+    jest.advanceTimersByTime(HEARTBEAT_MS - 1);
+    expect(pipe.text).toBe('Waiting for 1 operation(s)\n');
+    jest.advanceTimersByTime(1);
+    // Another line restarts the count: the next heartbeat comes 30s after it.
+    jest.advanceTimersByTime(10_000);
+    terminal.info('create_branch x running → finished');
+    jest.advanceTimersByTime(HEARTBEAT_MS);
+    expect(pipe.text.split('\n')).toEqual([
+      'Waiting for 1 operation(s)',
+      'still waiting after 30s · 1 running, 1 finished · checking · 1m30s left',
+      'create_branch x running → finished',
+      'still waiting after 1m10s · 1 running, 1 finished · checking · 50s left',
+      ''
+    ]);
+    terminal.stop();
+    jest.advanceTimersByTime(10 * HEARTBEAT_MS);
+    expect(pipe.text.split('\n')).toHaveLength(5);
+  });
+
+  it('none (--quiet): errors only', () => {
+    const pipe = fakeStream(true);
+    terminal = new Terminal(pipe, 0, () => 0);
+    terminal.start('none', 60_000);
+    terminal.onCheck([op('running')], 5000);
+    terminal.info('Waiting');
+    terminal.warning('careful');
+    terminal.stop();
+    terminal.error('Operation(s) did not succeed');
+    expect(pipe.text).toBe('error: Operation(s) did not succeed\n');
+  });
+
+  it('auto: live only on a terminal that is not dumb, outside CI; a style given forces it', () => {
+    expect(progressStyle('', {}, true)).toBe('live');
+    expect(progressStyle('auto', {}, false)).toBe('plain');
+    for (const env of [
+      { TERM: 'dumb' },
+      { CI: 'true' },
+      { GITLAB_CI: 'true' },
+      { CIRCLECI: 'true' }
+    ]) {
+      expect(progressStyle('', env, true)).toBe('plain');
+    }
+    for (const name of ['BUILDKITE', 'JENKINS_URL', 'BUILD_ID', 'TF_BUILD', 'TEAMCITY_VERSION']) {
+      expect(progressStyle('', { [name]: 'x' }, true)).toBe('plain');
+    }
+    expect(progressStyle('', { CI: 'false' }, true)).toBe('live');
+    expect(progressStyle('live', { CI: 'true' }, false)).toBe('live');
+    expect(progressStyle('none', {}, true)).toBe('none');
+    expect(() => progressStyle('fancy', {}, true)).toThrow(
+      "input 'progress' must be auto, live, plain or none; got 'fancy'."
+    );
+  });
+});
+
+describe('usage errors', () => {
+  const options: ParseArgsOptionsConfig = {
+    json: { type: 'boolean' },
+    timeout: { type: 'string' }
+  };
+  const message = (args: string[]): string => {
+    try {
+      parseArgs({ args, options, strict: true });
+    } catch (error) {
+      return usageError(error, args, options);
+    }
+    throw new Error('parsed');
+  };
+
+  it('name a stray argument by its position, never quote it (it may be a secret)', () => {
+    expect(message(['--timeout', '5m', '--json', 'napi_secret'])).toBe(
+      'Argument 4 is not an option (its value is not shown), and --json takes no value: ' +
+        'this command takes options only (see --help).'
+    );
+    expect(message(['postgresql://app:pw@host/db'])).toBe(
+      'Argument 1 is not an option (its value is not shown): this command takes options only (see --help).'
+    );
+    expect(message(['--wait-forever'])).toBe("Unknown option '--wait-forever' (see --help).");
+  });
+});
+
+describe('the ending', () => {
+  const timeout = (failingSince?: number): Report => ({
+    ...inputErrorReport('', 1000, 61_000),
+    status: 'timeout',
+    timedOut: true,
+    timeoutMs: 60_000,
+    failure: 'Still waiting for x (timeout 1m)',
+    ...(failingSince !== undefined && { lastError: 'HTTP 503', failingSince })
+  });
+
+  it('after a timeout, exit 3 only when the API failed from the first half of the wait to its end', () => {
+    expect(exitCode(timeout())).toBe(124);
+    expect(exitCode(timeout(60_500))).toBe(124); // one failure in the last second
+    expect(exitCode(timeout(31_001))).toBe(124);
+    expect(exitCode(timeout(31_000))).toBe(3);
+    expect(exitCode(timeout(1000))).toBe(3); // never answered
+  });
+
+  it('--json: the typed fields, the exit code, why it ended and the last API error', () => {
+    const result = JSON.parse(resultText(timeout(1000), true)) as Record<string, unknown>;
+    expect(result).toMatchObject({
+      status: 'timeout',
+      exit_code: 3,
+      message: 'timeout after 1m: Still waiting for x (timeout 1m)',
+      last_api_error: 'HTTP 503'
+    });
+    expect(resultText(timeout(), false)).toBe(
+      'timeout after 1m: Still waiting for x (timeout 1m)\n'
     );
   });
 });

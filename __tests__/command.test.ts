@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { operation } from '../simulator/scenario.js';
+import { operation, project, singleProject } from '../simulator/scenario.js';
 import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
 import type { Stream } from '../src/cli/terminal.js';
@@ -67,6 +67,15 @@ describe('the command, in-process', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('--operations: stdin is empty.');
     expect(sim.requests).toHaveLength(0);
+
+    // The one input error found with a request, as the help says: no --project-id, several seen.
+    await sim.close();
+    const two = { ...singleProject(PROJECT, []), projects: [project(PROJECT), project('other-2')] };
+    sim = await simulate(two);
+    const discovery = await command([...api(sim), '--json']);
+    expect(discovery.code).toBe(2);
+    expect(JSON.parse(discovery.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+    expect(sim.requests.map((r) => r.path)).toEqual(['/api/v2/projects']);
   });
 
   it('exit 3: the key is refused; --api-key works but is discouraged, and never printed', async () => {
@@ -100,7 +109,12 @@ describe('the command, in-process', () => {
       '--json'
     ]);
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'timeout',
+      timed_out: true,
+      exit_code: 3,
+      last_api_error: expect.stringContaining('ECONNREFUSED')
+    });
     expect(run.stderr).toMatch(/^error: .*ECONNREFUSED/m);
   });
 
@@ -121,7 +135,12 @@ describe('the command, in-process', () => {
       out.junit
     ]);
     expect(run.code).toBe(124);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
+    const result = JSON.parse(run.stdout) as { message: string };
+    expect(result).toMatchObject({ status: 'timeout', timed_out: true, exit_code: 124 });
+    // Stopped before 2s when no check fitted: the message says so, not "timed out after 2s".
+    expect(result.message).toMatch(
+      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\.$/
+    );
     const [testcase] = parseJunit(out.junit).cases;
     expect(testcase?.failure).toMatchObject({
       type: 'timeout',
@@ -192,11 +211,14 @@ describe('the command, in-process', () => {
     const flags =
       'project-id org-id branch-id operation-id operations timeout interval fail-fast no-wait api-host ' +
       'summary-limit since database-url database-url-file database-url-env json summary-file junit ' +
-      'help version api-key';
+      'help version api-key progress quiet';
     for (const flag of flags.split(' '))
       expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
     for (const text of ['NEON_API_KEY', '\n  124 ', '\n  130 ', '\n  3 ', '\n  2 '])
       expect(help.stdout).toContain(text);
+    expect(help.stdout).toContain(
+      '2    usage or input error: no request sent, but for one GET /projects'
+    );
   });
 
   it("names inputs in its own words, and leaves the API's words as they are", async () => {
@@ -211,5 +233,99 @@ describe('the command, in-process', () => {
     expect(moved.code).toBe(3);
     expect(moved.stderr).toMatch(/sent only to the API host\. Check --api-host\.$/m);
     expect(moved.stdout + moved.stderr).not.toMatch(/api_host|input '/);
+  });
+});
+
+describe('the command in CI logs and scripts, in-process', () => {
+  const waitFor = (s: Simulator, id: string): string[] => [
+    ...api(s),
+    '--project-id',
+    PROJECT,
+    '--operation-id',
+    id
+  ];
+
+  it('--quiet: only errors on stderr', async () => {
+    const op = operation(PROJECT, 'start_compute', [
+      [0, 'scheduling'],
+      [300, 'error', { failures_count: 1, error: 'quota exceeded' }]
+    ]);
+    sim = await simulate([op]);
+    const run = await command([...waitFor(sim, op.id), '--quiet']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
+  });
+
+  it('a secret passed as a stray argument is never printed: its position is', async () => {
+    const key = 'napi_stray_0123456789abcdef';
+    const url = 'postgresql://app:s3cret-Passw0rd@db.example.com/app';
+    for (const [args, at] of [
+      [['--json', key], 2],
+      [[url], 1],
+      [['--timeout', '5m', url, '--json'], 3]
+    ] as const) {
+      const run = await command([...args]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `error: Argument ${at} is not an option (its value is not shown)`
+      );
+      for (const secret of [key, 's3cret']) expect(run.stdout + run.stderr).not.toContain(secret);
+    }
+  });
+
+  it('--json: every ending prints one object, usage errors included, with exit_code and message', async () => {
+    for (const [args, message] of [
+      [['--wait-forever', '--json'], "Unknown option '--wait-forever'"],
+      [['--json', '--timeout'], "Option '--timeout <value>' argument missing"],
+      [
+        ['--json', '--progress', 'fancy'],
+        "--progress must be auto, live, plain or none; got 'fancy'"
+      ],
+      // Read after the settings: the key is known by then, and redacted.
+      [
+        ['--json', '--progress', DEFAULT_KEY],
+        "--progress must be auto, live, plain or none; got '***'"
+      ]
+    ] as const) {
+      const run = await command([...args]);
+      expect(run.code).toBe(2);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: 'input_error',
+        exit_code: 2,
+        message: expect.stringContaining(message)
+      });
+    }
+  });
+
+  it.each([503, 429])(
+    'exit 124, not 3: the API answered every check, then failed (HTTP %i) near the deadline',
+    async (status) => {
+      const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
+      sim = await simulate([op]);
+      sim.inject({ kind: 'status', status }, { times: Infinity, from: 3000 });
+      const run = await command([...waitFor(sim, op.id), '--timeout', '4s', '--json']);
+      expect(sim.requests[0]?.status).toBe(200);
+      expect(sim.requests.at(-1)?.status).toBe(status);
+      expect(run.code).toBe(124);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: 'timeout',
+        exit_code: 124,
+        last_api_error: expect.stringContaining(`HTTP ${status}`)
+      });
+    }
+  );
+
+  it('--progress, else its variable: none writes errors only, whatever the variable', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const env = { NEON_OPERATIONS_WAIT_PROGRESS: 'none' };
+    expect((await command(waitFor(sim, op.id), { env })).stderr).toBe('');
+    const plain = await command([...waitFor(sim, op.id), '--progress', 'plain'], { env });
+    expect(plain.stderr).toMatch(/^Waiting for 1 operation/m);
+    const wrong = await command(waitFor(sim, op.id), {
+      env: { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--progress must be auto, live, plain or none; got 'x'.");
   });
 });

@@ -149,7 +149,7 @@ describe('statusMarker and statusLabel', () => {
     ['error', '❌', 'error'],
     ['cancelled', '🚫', 'cancelled'],
     ['timeout', '⌛', 'timed out'],
-    ['aborted', '🛑', 'cancelled with the job'],
+    ['aborted', '🛑', 'interrupted'],
     ['api_error', '❌', 'API error'],
     ['input_error', '❌', 'input error'],
     ['database_error', '❌', 'database error'],

@@ -92,8 +92,8 @@ describe('429 without Retry-After near the deadline', () => {
     const last = sim.requests.at(-1)?.at ?? 0;
     expect(last).toBe(19_700);
     expect(result.failure).toBe(
-      `Timed out after 20s waiting for operation ${op.id} (not seen yet): the last request ` +
-        'at 19.7s failed, and no retry fits before the deadline. Last error: ' +
+      `Still waiting for operation ${op.id} (not seen yet): the 20s timeout left no time to retry ` +
+        'the failed request at 19.7s. Last error: ' +
         `HTTP 429: rate limit exceeded (request_id ${sim.requests.at(-1)?.requestId})`
     );
   });
@@ -107,7 +107,7 @@ describe('429 without Retry-After near the deadline', () => {
     });
     expect(sim.requests.at(-1)?.at).toBe(11_700);
     expect(result.failure).toBe(
-      `Timed out after 12s waiting for create_branch ${op.id} (last status running); last check at 11.7s.`
+      `Still waiting for create_branch ${op.id} (last status running): the 12s timeout left no time for another check after the one at 11.7s.`
     );
   });
 });

@@ -137,7 +137,9 @@ describe('run()', () => {
     await run();
     expect(core.outputs()).toMatchObject({ status: 'timeout', timed_out: 'true' });
     expect(String(core.error.mock.calls[0]?.[0])).toMatch(
-      new RegExp(`Timed out after 2s waiting for create_branch ${op.id} \\(last status running\\)`)
+      new RegExp(
+        `Still waiting for create_branch ${op.id} \\(last status running\\): the 2s timeout`
+      )
     );
   });
 

@@ -76,7 +76,7 @@ describe('the verdict line', () => {
     ['cancelled', '🚫', 'cancelled', 'after'],
     ['failed', '⚠️', 'failed', 'after'],
     ['timeout', '⌛', 'timed out', 'after'],
-    ['aborted', '🛑', 'cancelled with the job', 'after'],
+    ['aborted', '🛑', 'interrupted', 'after'],
     ['api_error', '❌', 'API error', 'after'],
     ['database_error', '❌', 'database error', 'after']
   ])('writes status %s as %s %s, what was awaited and how long', (status, marker, label, word) => {

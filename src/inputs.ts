@@ -57,6 +57,8 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['json', 'bool', 'false', 'print one JSON object (the fields below) instead of the verdict line', { only: 'command' }],
   ['summary_file', 'text', '', 'write the Markdown report (as the job summary)', { only: 'command', arg: 'PATH' }],
   ['junit', 'text', '', 'write JUnit XML, a test case per operation', { only: 'command', arg: 'PATH' }],
+  ['progress', 'text', 'auto', 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', { only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' }],
+  ['quiet', 'bool', 'false', 'only errors on stderr (--progress none)', { only: 'command' }],
   ['help', 'bool', 'false', 'this help', { only: 'command', short: 'h' }],
   ['version', 'bool', 'false', 'the version', { only: 'command', short: 'v' }]
 ];

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,14 +34,30 @@ interface Run {
   stderr: string;
 }
 
-function cli(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string; signalOnStderr?: NodeJS.Signals } = {}
-): Promise<Run> {
-  const child = spawn(NODE, [command, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY, ...options.env }
-  });
+interface CliOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  signalOnStderr?: NodeJS.Signals;
+  /** Each chunk of stderr as it arrives. */
+  onStderr?: (chunk: string, child: ChildProcess) => void;
+  killAfterMs?: number;
+  /** On a pseudo-terminal (util-linux `script`), as CircleCI and Buildkite run a step: stdout then holds all. */
+  pty?: boolean;
+}
+
+const envOf = (options: CliOptions) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: dir,
+  NEON_API_KEY: DEFAULT_KEY,
+  ...options.env
+});
+
+function cli(args: string[], options: CliOptions = {}): Promise<Run> {
+  const line = [NODE, command, ...args].map((arg) => `'${arg}'`).join(' ');
+  const [file, argv] = options.pty
+    ? ['script', ['-qefc', line, '/dev/null']]
+    : [NODE, [command, ...args]];
+  const child = spawn(file, argv, { cwd: dir, env: envOf(options) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -49,9 +65,10 @@ function cli(
     // A signal once the command has said something: it is running, however slowly it started.
     if (!stderr && options.signalOnStderr) child.kill(options.signalOnStderr);
     stderr += chunk.toString();
+    options.onStderr?.(chunk.toString(), child);
   });
   child.stdin.end(options.stdin ?? '');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000);
   return new Promise((done) =>
     child.on('close', (code) => {
       clearTimeout(killer);
@@ -100,7 +117,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       status: 'finished',
       timed_out: false,
       failures_count: 0,
-      project_id: PROJECT
+      project_id: PROJECT,
+      exit_code: 0,
+      message: expect.stringMatching(/^finished after [\d.]+m?s$/),
+      last_api_error: null
     });
     expect(typeof result.elapsed_seconds).toBe('number');
     expect((result.operation as { id: string }).id).toBe(create.id);
@@ -151,6 +171,19 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(testcase?.failure?.type).toBe('error');
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
     expect(testcase?.failure?.text).toBe(`error (failures_count 3): quota exceeded <&> "x"\uFFFD`);
+    const json = await cli([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--operation-id',
+      op.id,
+      '--json'
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'error',
+      exit_code: 1,
+      message: expect.stringMatching(/^error after \S+: Operation\(s\) did not succeed: .*quota/)
+    });
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
@@ -173,9 +206,12 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
         { signalOnStderr: signal }
       );
       expect(run.code).toBe(130);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', timed_out: false });
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', exit_code: 130 });
+      // The command's words, not the action's (a job, its outputs and summary).
+      expect(run.stderr).toContain('error: Interrupted (SIGINT or SIGTERM) while waiting;');
+      expect(run.stderr).not.toMatch(/job|outputs|summary/);
       expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
-      expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
+      expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations: interrupted');
     }
   );
 
@@ -191,5 +227,77 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
   it('--version runs from the bundle alone', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(await cli(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+});
+
+describe('the command in CI logs, pipes and scripts', () => {
+  const waitFor = (s: Simulator, id: string): string[] => [
+    ...api(s),
+    '--project-id',
+    PROJECT,
+    '--operation-id',
+    id
+  ];
+
+  it('on a terminal: the live line, unless TERM=dumb, a CI variable or the style variable says plain', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1500, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const live = await cli(waitFor(sim, op.id), { pty: true, env: { TERM: 'xterm' } });
+    expect(live.code).toBe(0);
+    expect(live.stdout).toContain('\r\u001b[K⏳ 0s · ');
+    for (const env of [
+      { TERM: 'dumb' } as Record<string, string>,
+      { TERM: 'xterm', CI: 'true' },
+      { TERM: 'xterm', JENKINS_URL: 'https://jenkins.example.com/' },
+      { TERM: 'xterm', NEON_OPERATIONS_WAIT_PROGRESS: 'plain' }
+    ]) {
+      const plain = await cli(waitFor(sim, op.id), { pty: true, env });
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toMatch(/^Waiting for 1 operation/m);
+      expect(plain.stdout).not.toContain('\u001b');
+    }
+  });
+
+  it('piped: a heartbeat at least every 30s while nothing changes, saying what is pending and the time left', async () => {
+    // Finished 5s after the second heartbeat is due: a late timer cannot reorder them.
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [65_000, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const arrivals: number[] = [];
+    const run = await cli([...waitFor(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
+      killAfterMs: 110_000,
+      onStderr: () => arrivals.push(Date.now())
+    });
+    expect(run.code).toBe(0);
+    const beats = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
+    expect(beats).toHaveLength(2);
+    for (const beat of beats)
+      expect(beat).toMatch(
+        /^still waiting after [\dms]+ · 1 running · next check in \ds · 2m[\ds]* left$/
+      );
+    const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] as number));
+    expect(Math.max(...gaps)).toBeLessThan(32_000);
+  }, 120_000);
+
+  it('a reader that goes away (| head -n 1) loses that stream only: the wait, the JUnit file and the exit code go on', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1000, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const out = files();
+    const run = await cli([...waitFor(sim, op.id), '--junit', out.junit], {
+      onStderr: (_chunk, child) => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }
+    });
+    expect(run.code).toBe(0);
+    expect(parseJunit(out.junit).cases.map((c) => c.failure)).toEqual([null]);
   });
 });

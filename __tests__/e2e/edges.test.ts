@@ -47,7 +47,7 @@ describe('the wait near its deadline', () => {
     expect(run.outputs.status).toBe('timeout');
     expect(run.outputs.timed_out).toBe('true');
     const said =
-      /::error::Timed out after 4s waiting for operation \S+ \(not seen yet\): the last request at (\d+(?:\.\d)?)s failed, and no retry fits before the deadline\. Last error: HTTP 429: rate limit/.exec(
+      /::error::Still waiting for operation \S+ \(not seen yet\): the 4s timeout left no time to retry the failed request at (\d+(?:\.\d)?)s\. Last error: HTTP 429: rate limit/.exec(
         run.stdout
       );
     expect(said).not.toBeNull();
@@ -55,7 +55,7 @@ describe('the wait near its deadline', () => {
     const span = (sim.requests.at(-1)?.at ?? 0) - (sim.requests[0]?.at ?? 0);
     expect(Number(said?.[1]) * 1000).toBeGreaterThanOrEqual(span - 100);
     expect(Number(said?.[1])).toBeLessThan(4);
-    expect(run.summary).toContain('no retry fits before the deadline');
+    expect(run.summary).toContain('the 4s timeout left no time to retry the failed request');
   });
 });
 

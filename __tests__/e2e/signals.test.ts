@@ -91,6 +91,6 @@ it('reports the cancellation, outputs and summary, however many signals come', a
   expect(run.signal === null ? run.code : 1).toBe(1);
   expect(run.outputs.status).toBe('aborted');
   expect(run.outputs.operation).toContain(op.id);
-  expect(run.summary).toMatch(/cancelled with the job/);
-  expect(run.stdout).toMatch(/::error::The job was cancelled while waiting/);
+  expect(run.summary).toMatch(/interrupted/);
+  expect(run.stdout).toMatch(/::error::Interrupted \(SIGINT or SIGTERM\) while waiting/);
 });

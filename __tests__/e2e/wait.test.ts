@@ -174,7 +174,7 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     expect(run.outputs.status).toBe('timeout');
     expect(run.outputs.timed_out).toBe('true');
     expect(run.stdout).toContain(
-      `Timed out after 1s waiting for create_branch ${op.id} (last status running)`
+      `Still waiting for create_branch ${op.id} (last status running): the 1s timeout`
     );
     expect(Number(run.outputs.elapsed_seconds)).toBeLessThanOrEqual(1.3);
     expect(run.summary).toContain('Neon operations: timed out');

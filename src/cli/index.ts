@@ -5,6 +5,12 @@ import { start } from '../util/entry.js';
 import { main } from './main.js';
 
 const { stdout, stderr, env } = process;
+// A reader that went away (`| head -n 1`) loses the rest of that stream, and only that: the wait,
+// the report files and the exit code go on.
+for (const stream of [stdout, stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 start(
   async (signal) =>
     (process.exitCode = await main(process.argv.slice(2), {

@@ -4,18 +4,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
 import { flagOf, type Input, INPUTS } from '../inputs.js';
-import { OUTPUTS, resultFields, resultJson } from '../outputs.js';
-import type { Report } from '../report/model.js';
+import { OUTPUTS } from '../outputs.js';
 import { renderSummary } from '../report/summary.js';
 import { type InputReader, readSettings } from '../settings.js';
-import { formatDuration } from '../util/duration.js';
 import { InputError, type Naming } from '../util/errors.js';
 import { redact } from '../util/redact.js';
-import { oneLine } from '../util/text.js';
 import { ACTION_VERSION } from '../version.js';
-import { WAIT_STATUS } from '../wait/status.js';
+import { exitCode, resultText } from './exit.js';
 import { renderJunit } from './junit.js';
-import { type Stream, Terminal } from './terminal.js';
+import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
 /** The command's inputs: every row but the action's own. */
 export const FLAGS = INPUTS.filter((row) => row.only !== 'action');
@@ -41,7 +38,13 @@ export const HELP = [
   '',
   'Options:',
   ...FLAGS.map((row) => entry(flagUsage(row), flagText(row))),
-  entry('(--json fields)', OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])).join(', ')),
+  entry(
+    '(--json fields)',
+    [
+      ...OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])),
+      'exit_code, message, last_api_error'
+    ].join(', ')
+  ),
   '',
   'Environment:',
   ...FLAGS.filter((row) => row.env).map((row) =>
@@ -52,8 +55,10 @@ export const HELP = [
   'Exit codes:',
   '  0    succeeded (finished, skipped, idle, or --no-wait)',
   '  1    an awaited operation or the database did not succeed',
-  '  2    usage or input error (no request sent)',
-  '  3    API error (key refused, project not found, unreachable till the end)',
+  '  2    usage or input error: no request sent, but for one GET /projects when',
+  '       --project-id is not given and the key sees no project or several',
+  '  3    API error: key refused, project not found, or at the deadline the API',
+  '       failing since the first half of the wait',
   '  124  the deadline passed before the operations (or the database) were ready',
   '  130  interrupted (SIGINT, SIGTERM); the result and report files are written',
   ''
@@ -126,16 +131,6 @@ function inputsOf(flags: Flags, { env, stdin }: Io): InputReader {
   return (name) => values[name] ?? '';
 }
 
-/** The exit code a script branches on (see HELP). */
-function exitCode(report: Report): number {
-  if (report.status === WAIT_STATUS.inputError) return 2;
-  if (report.status === WAIT_STATUS.apiError) return 3;
-  if (report.status === WAIT_STATUS.aborted) return 130;
-  // A fault still happening at the deadline: the API was unreachable (or failing), not slow.
-  if (report.timedOut) return report.lastError ? 3 : 124;
-  return report.failure ? 1 : 0;
-}
-
 /** Where the command reads and writes: the process's own, or a test's. */
 export interface Io {
   stdout: Pick<Stream, 'write'>;
@@ -147,14 +142,34 @@ export interface Io {
 }
 
 /** The command: arguments in, the exit code out. Nothing happens on import. */
+/**
+ * parseArgs' message, but a stray argument is named by its position, never quoted: a secret lands
+ * there when a value follows a flag that takes none (`--json "$NEON_API_KEY"`).
+ */
+export function usageError(error: unknown, args: string[], options = OPTIONS): string {
+  const { code, message } = error as { code?: string; message: string };
+  if (code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `${message} (see --help).`;
+  const { tokens } = parseArgs({ args, options, strict: false, tokens: true });
+  const at = tokens.findIndex((token) => token.kind === 'positional');
+  const [flag, stray] = [tokens[at - 1], tokens[at] as { index: number }];
+  const hint = flag?.kind === 'option' && !flag.value ? `, and ${flag.rawName} takes no value` : '';
+  return (
+    `Argument ${stray.index + 1} is not an option (its value is not shown)${hint}: ` +
+    'this command takes options only (see --help).'
+  );
+}
+
+/** The command: arguments in, the exit code out. Nothing happens on import. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const startedAt = Date.now();
   let flags: Flags;
+  let usage: string | undefined;
   try {
     flags = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
   } catch (error) {
-    io.stderr.write(`neon-operations-wait: ${(error as Error).message}\nSee --help.\n`);
-    return 2;
+    // Ends as an input error does: with --json, its object on stdout.
+    usage = usageError(error, argv);
+    flags = { json: argv.includes('--json') };
   }
   if (flags.help) io.stdout.write(HELP);
   if (flags.version) io.stdout.write(`${ACTION_VERSION}\n`);
@@ -162,12 +177,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const terminal = new Terminal(io.stderr, startedAt);
   const deps = { log: terminal, signal: io.signal, onCheck: terminal.onCheck, named: cliNaming };
-  // The key and a password are redacted from every line we write; no terminal masks anything.
-  const read = () => readSettings(inputsOf(flags, io), () => undefined);
+  let style: ProgressStyle = 'plain';
+  const read = () => {
+    if (usage) throw new InputError('', () => usage as string);
+    const input = inputsOf(flags, io);
+    // The key and a password are redacted from every line we write; no terminal masks anything.
+    const settings = readSettings(input, () => undefined);
+    style = progressStyle(flags.quiet ? 'none' : input('progress'), io.env, io.stderr.isTTY);
+    return settings;
+  };
   const { report } = await runStep(read, cliNaming, async (settings) => {
+    terminal.start(style, startedAt + settings.timeoutMs);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
-    terminal.start();
     try {
       return await runEngine(settings, deps);
     } finally {
@@ -186,11 +208,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       terminal.warning(`Could not write ${path}: ${(error as Error).message}`);
     }
   }
-  if (report.failure) terminal.info(`error: ${report.failure}`);
-  const elapsed = formatDuration(report.finishedAt - report.startedAt);
-  const verdict = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
-  io.stdout.write(
-    `${redact(flags.json ? resultJson(resultFields(report)) : oneLine(verdict, 2000))}\n`
-  );
+  if (report.failure) terminal.error(report.failure);
+  io.stdout.write(resultText(report, Boolean(flags.json)));
   return exitCode(report);
 }

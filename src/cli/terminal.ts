@@ -1,4 +1,5 @@
 import type { Operation } from '../neon/operation.js';
+import { InputError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
@@ -11,14 +12,44 @@ const safe = (text: string): string => text.replace(INVISIBLE, ' ');
 const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
+/** How stderr shows the wait: a line redrawn in place, plain lines with a heartbeat, or errors only. */
+export type ProgressStyle = 'live' | 'plain' | 'none';
+/** Set by CI systems (docs/cli.md cites their docs); CircleCI and Buildkite run steps on a pty. */
+const CI =
+  /^(CI|GITLAB_CI|CIRCLECI|BUILDKITE|GITHUB_ACTIONS|JENKINS_URL|BUILD_ID|TF_BUILD|TEAMCITY_VERSION)$/;
+
+/** `--progress` (else its variable; `--quiet` is none); auto: live on a terminal, unless dumb or CI. */
+export function progressStyle(
+  style: string,
+  env: NodeJS.ProcessEnv,
+  isTTY?: boolean
+): ProgressStyle {
+  if (!/^(auto|live|plain|none|)$/.test(style))
+    throw new InputError(
+      'progress',
+      (named) =>
+        `${named('progress')} must be auto, live, plain or none; got '${style.slice(0, 40)}'.`
+    );
+  if (style && style !== 'auto') return style as ProgressStyle;
+  const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
+  return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';
+}
+
+/** Plain lines: one at least this often (CircleCI stops a step silent for 10 minutes). */
+export const HEARTBEAT_MS = 30_000;
+
 /**
  * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
- * command, no control character from the API). On a terminal, a status line below them is redrawn
- * each second: elapsed time, operations by status, the next check. Two escape codes need no library.
+ * command, no control character from the API). Once started, in its style: below them a status
+ * line redrawn each second; or that line as a heartbeat after HEARTBEAT_MS of silence; or errors
+ * only. Two escape codes need no library.
  */
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
+  private deadline = NaN;
+  private style: ProgressStyle = 'plain';
+  /** The live line's redraw, or the next heartbeat: set while started. */
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -30,6 +61,8 @@ export class Terminal {
   info = (message: string): void => this.line(message);
   warning = (message: string, title?: string): void =>
     this.line(`warning: ${title ? `${title}: ` : ''}${message}`);
+  /** Written in every style, `none` included. */
+  error = (message: string): void => this.line(`error: ${message}`, true);
   debug = (): void => undefined;
 
   /** After each check (`EngineDeps.onCheck`): what the status line shows. */
@@ -44,32 +77,51 @@ export class Terminal {
     this.draw();
   };
 
-  /** On a terminal, shows the status line until `stop`; elsewhere, nothing. */
-  start(): void {
-    if (this.out.isTTY) this.timer = setInterval(() => this.draw(), 1000).unref();
+  /** Shows the progress until `stop`, in this style, counting the time left to `deadline` (epoch ms). */
+  start(style: ProgressStyle, deadline: number): void {
+    this.style = style;
+    this.deadline = deadline;
+    if (style === 'live') this.timer = setInterval(() => this.draw(), 1000).unref();
+    if (style === 'plain') this.beat();
     this.draw();
   }
 
   stop(): void {
-    if (this.timer) this.out.write(CLEAR_LINE);
-    clearInterval(this.timer);
+    if (this.live()) this.out.write(CLEAR_LINE);
+    clearTimeout(this.timer); // clears an interval too
     this.timer = undefined;
   }
 
-  private line(message: string): void {
+  private live = (): boolean => this.style === 'live' && this.timer !== undefined;
+
+  private beat(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.line(`still waiting after ${this.status()}`), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  private line(message: string, always = false): void {
+    if (this.style === 'none' && !always) return;
     const text = neutralize(message).split('\n').map(safe).join('\n');
-    this.out.write(`${this.timer ? CLEAR_LINE : ''}${text}\n`);
+    this.out.write(`${this.live() ? CLEAR_LINE : ''}${text}\n`);
+    if (this.style === 'plain' && this.timer) this.beat();
     this.draw();
   }
 
-  private draw(): void {
-    if (!this.timer) return;
+  /** `12s · 2 running, 1 finished · next check in 3s · 9m48s left` */
+  private status(): string {
     const now = this.now();
     const left = (this.nextCheckAt ?? NaN) - now;
     let next = this.nextCheckAt === undefined ? 'first check' : 'checking';
     if (left > 0) next = `next check in ${seconds(left, Math.ceil)}`;
-    const text = `⏳ ${seconds(now - this.startedAt)} · ${this.counts} · ${next}`;
+    const remaining = `${seconds(this.deadline - now, Math.ceil)} left`;
+    return [seconds(now - this.startedAt), this.counts, next, remaining].join(' · ');
+  }
+
+  private draw(): void {
+    if (!this.live()) return;
     // Wider than the terminal, it would wrap, and `\r` would no longer reach its start.
-    this.out.write(`${CLEAR_LINE}${truncate(text, Math.max(20, (this.out.columns || 80) - 1))}`);
+    const width = Math.max(20, (this.out.columns || 80) - 1);
+    this.out.write(`${CLEAR_LINE}${truncate(`⏳ ${this.status()}`, width)}`);
   }
 }

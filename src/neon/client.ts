@@ -102,11 +102,13 @@ export class NeonClient {
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
+    let firstTryAt: number | undefined;
     for (let attempt = 0; ; attempt++) {
       if (this.options.signal?.aborted) throw new CancelledError();
       const now = this.clock.now();
-      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt);
+      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt, undefined, firstTryAt);
       lastTryAt = now;
+      firstTryAt ??= now;
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
@@ -119,7 +121,8 @@ export class NeonClient {
         if (status === 429) this.throttled++;
         const left = deadline - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
-        if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
+        if (delayMs === undefined)
+          throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }

@@ -51,7 +51,9 @@ export class DeadlineError extends Error {
     /** When the last request was sent (epoch ms). */
     readonly lastTryAt?: number,
     /** A `Retry-After` that asked for more time than was left, in ms. */
-    readonly retryAfterMs?: number
+    readonly retryAfterMs?: number,
+    /** When the failing request was first tried (epoch ms): no answer came since. */
+    readonly failingSince?: number
   ) {
     super(lastError ? `Deadline reached; last error: ${lastError}` : 'Deadline reached');
   }

@@ -20,6 +20,7 @@ export interface Ending {
   timedOut?: boolean;
   failure?: string;
   lastError?: string;
+  failingSince?: number;
   apiUnusable?: boolean;
 }
 
@@ -41,7 +42,7 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   if (error instanceof CancelledError || ctx.signal?.aborted)
     return final(
       WAIT_STATUS.aborted,
-      'The job was cancelled while waiting; outputs and summary show what was seen.'
+      'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.'
     );
   if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
@@ -107,7 +108,8 @@ function deadlineEnding(
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
   const lastError = fault?.lastError;
-  const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError };
+  const failingSince = fault?.failingSince;
+  const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError, failingSince };
   if (fault?.retryAfterMs !== undefined) {
     const asked =
       fault.retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(fault.retryAfterMs);
@@ -118,12 +120,10 @@ function deadlineEnding(
       (what ? ` Still open: ${what}.` : '');
     return { ...ending, failure };
   }
-  const why = lastError
-    ? `: the last request${at} failed, and no retry fits before the deadline. ` +
-      `Last error: ${lastError}`
-    : at && `; last check${at}.`;
-  return {
-    ...ending,
-    failure: `Timed out after ${limit}${what ? ` waiting for ${what}` : ''}${why || '.'}`
-  };
+  // Not "timed out after 4s": the wait stops as soon as no request fits before the deadline (3.7s).
+  const after = lastError
+    ? `to retry the failed request${at}. Last error: ${lastError}`
+    : `for another check${at && ` after the one${at}`}.`;
+  const failure = `${what ? `Still waiting for ${what}: the` : 'The'} ${limit} timeout left no time ${after}`;
+  return { ...ending, failure };
 }

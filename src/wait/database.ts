@@ -47,13 +47,13 @@ export async function checkDatabase(
   const ending = {
     cancelled: {
       status: WAIT_STATUS.aborted,
-      failure: 'The job was cancelled while waiting for the database.',
+      failure: 'Interrupted (SIGINT or SIGTERM) while waiting for the database.',
       apiUnusable: true
     },
     timeout: {
       status: WAIT_STATUS.timeout,
       timedOut: true,
-      failure: `Timed out after ${formatDuration(settings.timeoutMs)}: ${probe.message}`
+      failure: `Still waiting for the database at the ${formatDuration(settings.timeoutMs)} timeout: ${probe.message}`
     },
     rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
   }[probe.reason];

@@ -63,7 +63,7 @@ const STATUSES = new Map<string, StatusRow>(
       [WAIT_STATUS.idle, 'wait', 'success', 55, '✅', 'passed'],
       [WAIT_STATUS.busy, 'wait', 'pending', 55, '⏳', 'open', 'busy (work in progress)'],
       [WAIT_STATUS.watching, 'wait', 'pending', 55, '⏳', 'open'],
-      [WAIT_STATUS.aborted, 'wait', 'failure', 55, '🛑', 'failed', 'cancelled with the job'],
+      [WAIT_STATUS.aborted, 'wait', 'failure', 55, '🛑', 'failed', 'interrupted'],
       [WAIT_STATUS.apiError, 'wait', 'failure', 55, '❌', 'failed', 'API error'],
       [WAIT_STATUS.inputError, 'wait', 'failure', 55, '❌', 'failed', 'input error'],
       [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error']

@@ -26,6 +26,8 @@ export interface WaitResult {
   failure?: string;
   /** A transient fault still happening at the deadline. */
   lastError?: string;
+  /** Since when (epoch ms) that fault's request had gone unanswered. */
+  failingSince?: number;
   /** Awaited operations as last seen. */
   operations: Operation[];
   /** The newest page of List operations from the last check, for the summary to reuse. */
