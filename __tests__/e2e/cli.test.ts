@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
+import { readJunit } from '../helpers/junit.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
@@ -65,28 +66,8 @@ const files = (): { junit: string; summary: string } => {
   return { junit: join(at, 'junit.xml'), summary: join(at, 'summary.md') };
 };
 
-interface JunitCase {
-  name: string;
-  failure: { type: string; message: string; text: string } | null;
-  skipped: string | null;
-}
-
-/** The JUnit file as an XML parser reads it (Python's xml.etree), not as text. */
-function parseJunit(path: string): { tests: number; failures: number; cases: JunitCase[] } {
-  const script = `
-import json, sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-cases = []
-for c in root.iter('testcase'):
-    f, s = c.find('failure'), c.find('skipped')
-    cases.append({'name': c.get('name'),
-                  'failure': None if f is None else {'type': f.get('type'), 'message': f.get('message'), 'text': f.text},
-                  'skipped': None if s is None else s.get('message')})
-print(json.dumps({'tests': int(root.get('tests')), 'failures': int(root.get('failures')), 'cases': cases}))`;
-  const run = spawnSync('python3', ['-c', script, path], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout);
-}
+/** The JUnit file as a JUnit reader (junit2json) reads it, not as text. */
+const parseJunit = (path: string) => readJunit(readFileSync(path, 'utf8'));
 
 const api = (s: Simulator): string[] => ['--api-host', s.url, '--interval', '1s'];
 
@@ -137,11 +118,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     ]);
     expect(result).not.toHaveProperty('database_ready');
 
-    const junit = parseJunit(out.junit);
-    expect(junit).toMatchObject({ tests: 2, failures: 0 });
-    expect(junit.cases.map((c) => [c.name, c.failure, c.skipped])).toEqual([
-      [`create_branch ${create.id}`, null, null],
-      [`start_compute ${start.id}`, null, null]
+    const junit = await parseJunit(out.junit);
+    expect(junit).toMatchObject({ tests: 2, failures: 0, errors: 0 });
+    expect(junit.cases.map((c) => [c.classname, c.name, c.outcome])).toEqual([
+      [`neon-operations-wait.${PROJECT}`, 'create_branch', 'passed'],
+      [`neon-operations-wait.${PROJECT}`, 'start_compute', 'passed']
     ]);
     expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations: finished');
     // stderr: the action's plain lines, no workflow command, no escape sequence, never the key.
@@ -174,10 +155,14 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.stdout).toMatch(
       /^error after \S+: Operation\(s\) did not succeed: start_compute .*quota exceeded/
     );
-    const [testcase] = parseJunit(out.junit).cases;
-    expect(testcase?.failure?.type).toBe('error');
+    const [testcase] = (await parseJunit(out.junit)).cases;
+    expect(testcase).toMatchObject({
+      outcome: 'failure',
+      type: 'error',
+      message: 'error (failures_count 3)'
+    });
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
-    expect(testcase?.failure?.text).toBe(`error (failures_count 3): quota exceeded <&> "x"\uFFFD`);
+    expect(testcase?.body).toBe(`operation ${op.id}: quota exceeded <&> "x"\uFFFD`);
   });
 
   it('exit 2: an input error names the flag and sends no request; the JSON result still comes', async () => {
@@ -254,10 +239,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     ]);
     expect(run.code).toBe(124);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'timeout', timed_out: true });
-    const [testcase] = parseJunit(out.junit).cases;
-    expect(testcase?.failure).toMatchObject({
+    const [testcase] = (await parseJunit(out.junit)).cases;
+    expect(testcase).toMatchObject({
+      outcome: 'failure',
       type: 'timeout',
-      text: 'still running at the deadline (timeout 2s)'
+      body: 'still running at the deadline (timeout 2s)'
     });
   });
 
@@ -282,7 +268,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       );
       expect(run.code).toBe(130);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted', timed_out: false });
-      expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
+      expect((await parseJunit(out.junit)).cases.map((c) => [c.outcome, c.type])).toEqual([
+        ['skipped', undefined],
+        ['error', 'aborted']
+      ]);
       expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations');
     }
   );
@@ -304,7 +293,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^running after /);
     expect(sim.requests).toHaveLength(1);
-    expect(parseJunit(out.junit).cases[0]?.skipped).toBe('not awaited (--no-wait); it was running');
+    expect((await parseJunit(out.junit)).cases[0]).toMatchObject({
+      outcome: 'skipped',
+      message: 'not awaited (--no-wait); it was running'
+    });
   });
 
   it('reads the database URL from a named variable or a file, never printing its password', async () => {

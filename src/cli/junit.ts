@@ -2,44 +2,76 @@ import type { Operation } from '../neon/operation.js';
 import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
-import { classifyStatus } from '../wait/status.js';
-
-/** A test case's outcome: passed (nothing), skipped (why), or failed (type and text). */
-type Outcome = { skipped?: string; failure?: [type: string, text: string] };
+import { oneLine, truncate } from '../util/text.js';
+import { classifyStatus, WAIT_STATUS } from '../wait/status.js';
 
 /**
- * The report as JUnit XML, which GitLab, Jenkins, CircleCI, Buildkite and Azure DevOps display:
- * one test case per awaited operation, and one for the database when asked. Written by hand: a few
- * fixed elements need no XML library, only careful escaping (`xml`).
+ * A test case's outcome: passed (no kind), or failed, in error or skipped, with a short message and
+ * the detail, each said once. GitLab shows only the body (it ignores `message`); others show both.
+ */
+type Outcome = {
+  kind?: 'failure' | 'error' | 'skipped';
+  message?: string;
+  type?: string;
+  detail?: string;
+};
+type Case = Outcome & { name: string; ms: number };
+
+/**
+ * The report as JUnit XML, as GitLab, Jenkins and CircleCI read it: one test case per awaited
+ * operation, each with its own outcome and wall time; one for the database when asked; one `error`
+ * case when the run itself failed (input, API, interruption). Names stay the same from run to run
+ * (action and branch), and `classname` carries the project, which GitLab shows as the suite and
+ * Jenkins as the class. Written by hand: a few fixed elements need only careful escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
-  const cases: Array<[string, Outcome, number?]> = report.operations.map((op) => [
-    `${op.action ?? 'operation'} ${op.id}`,
-    outcomeOf(report, op),
-    op.total_duration_ms
-  ]);
+  const cases: Case[] = report.operations.map((op) => ({
+    name: [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' ') || op.id,
+    ms: wallTime(op, report.finishedAt),
+    ...outcomeOf(report, op)
+  }));
   const db = report.database;
   if (db) {
-    const failure: Outcome['failure'] = [
-      report.status,
-      db.problem ?? report.failure ?? 'not ready'
-    ];
-    const skipped = db.skipped && `not tried: ${db.skipped}`;
-    cases.push([`database ${db.target}`, db.ready ? {} : skipped ? { skipped } : { failure }]);
+    const type = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
+    const outcome: Outcome = db.ready
+      ? {}
+      : db.skipped
+        ? { kind: 'skipped', message: `not tried: ${db.skipped}` }
+        : { kind: 'failure', message: 'database not ready', type, detail: db.problem };
+    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, ...outcome });
   }
-  const count = (key: keyof Outcome): number => cases.filter(([, o]) => o[key]).length;
-  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="0" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
-  const suite = `Neon operations${report.projectId ? ` of project ${report.projectId}` : ''}`;
+  const { status, failure, lastError } = report;
+  const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
+  if (ended.includes(status) || (report.timedOut && lastError))
+    cases.push({
+      name: 'wait',
+      ms: 0,
+      kind: 'error',
+      message: status.replace('_', ' '),
+      type: status,
+      detail: failure ?? lastError
+    });
+  // The same name twice in one run (two computes started on one branch) is told apart by its rank.
+  const seen = new Map<string, number>();
+  for (const c of cases) {
+    const n = (seen.get(c.name) ?? 0) + 1;
+    seen.set(c.name, n);
+    if (n > 1) c.name += ` #${n}`;
+  }
+  const count = (kind: Outcome['kind']): number => cases.filter((c) => c.kind === kind).length;
+  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
+  const project = report.projectId ?? '';
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
-    `  <testsuite name="${xml(suite)}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(([name, { skipped, failure }, ms]) => {
-      const [type, text] = (failure ?? []).map(xml);
-      const inner = failure
-        ? `<failure type="${type}" message="${text}">${text}</failure>`
-        : skipped && `<skipped message="${xml(skipped)}"/>`;
-      const head = `    <testcase classname="neon-operations-wait" name="${xml(name)}" time="${seconds(ms ?? 0)}"`;
-      return inner ? `${head}>\n      ${inner}\n    </testcase>` : `${head}/>`;
+    `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
+    ...cases.map(({ name, ms, kind, type, message, detail }) => {
+      const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
+      if (!kind) return `${head}/>`;
+      // A short message attribute, and the detail once, in the body (cut: it may be the API's text).
+      const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
+      const body = detail ? xml(truncate(redact(detail), 4000)) : '';
+      const inner = body ? `<${kind}${attrs}>${body}</${kind}>` : `<${kind}${attrs}/>`;
+      return `${head}>\n      ${inner}\n    </testcase>`;
     }),
     '  </testsuite>\n</testsuites>\n'
   ].join('\n');
@@ -47,19 +79,28 @@ export function renderJunit(report: Report): string {
 
 function outcomeOf(report: Report, op: Operation): Outcome {
   const status = op.status ?? 'not seen';
-  if (status === 'skipped') return { skipped: 'skipped by the control plane' };
+  if (status === 'skipped') return { kind: 'skipped', message: 'skipped by the control plane' };
   const verdict = classifyStatus(status, true);
   if (verdict === 'success') return {};
   if (verdict === 'failure') {
     const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
-    return { failure: [status, `${status}${failures}: ${op.error ?? 'no error text'}`] };
+    const detail = `operation ${op.id}: ${op.error ?? 'no error text'}`;
+    return { kind: 'failure', message: `${status}${failures}`, type: status, detail };
   }
-  if (!report.waited) return { skipped: `not awaited (--no-wait); it was ${status}` };
+  if (!report.waited)
+    return { kind: 'skipped', message: `not awaited (--no-wait); it was ${status}` };
+  // Still open: at the deadline it is what timed out; else another's ending cut it short.
   if (report.timedOut) {
-    const text = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
-    return { failure: ['timeout', text] };
+    const detail = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
+    return { kind: 'failure', message: 'timed out', type: WAIT_STATUS.timeout, detail };
   }
-  return { failure: [report.status, `${status} when the wait ended: ${report.failure ?? ''}`] };
+  return { kind: 'skipped', message: `still ${status} when the wait ended (${report.status})` };
+}
+
+/** From created_at to updated_at once it ended, else to the end of the wait. */
+function wallTime(op: Operation, end: number): number {
+  const open = classifyStatus(op.status ?? '', false) === 'pending';
+  return (open ? end : Date.parse(op.updated_at)) - Date.parse(op.created_at);
 }
 
 const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);
