@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // `neon-operations-wait`: the action's engine as a command. Flags are the action's inputs; progress
 // goes to stderr, the result alone to stdout, and the exit code says how it ended.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
+import { readInput } from './cli/read-input.js';
+import { prepareReportFile, writeReportFile } from './cli/report-files.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
 import { NEON_API_HOST } from './neon/client.js';
 import { renderSummary } from './report/summary.js';
 import { type InputReader, readSettings } from './settings.js';
-import { formatDuration } from './util/duration.js';
-import { InputError } from './util/errors.js';
+import { formatDuration, parseDuration } from './util/duration.js';
+import { CancelledError, InputError } from './util/errors.js';
 import { redact } from './util/redact.js';
 import { oneLine } from './util/text.js';
 import { ACTION_VERSION } from './version.js';
@@ -53,12 +54,14 @@ Output (stdout: the result alone; stderr: progress):
 
 Environment:
   NEON_API_KEY              the Neon API key (required)
+  NEON_PROJECT_ID           the project, when --project-id is not given
+  NEON_API_HOST             the API's URL, when --api-host is not given
   HTTPS_PROXY, NO_PROXY     a proxy for the API
 
 Exit codes:
   0    succeeded (finished, skipped, idle, or --no-wait)
   1    an awaited operation or the database did not succeed
-  2    usage or input error (no request sent)
+  2    usage or input error (no request sent), or a report file not written
   3    API error (key refused, project not found, unreachable till the end)
   124  the deadline passed before the operations (or the database) were ready
   130  interrupted (SIGINT, SIGTERM); the result and report files are written
@@ -85,21 +88,40 @@ const inCliWords = (message: string): string =>
   );
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
-function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
+async function inputsOf(
+  flags: Flags,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal
+): Promise<InputReader> {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
+  // A flag given empty (a failed `$(…)` in a script) must not widen the wait: `--operation-id ""`
+  // would wait for an idle project, `--database-url ""` skip the check.
+  for (const [flag, value] of Object.entries(flags))
+    if ([value].flat().some((v) => typeof v === 'string' && !v.replace(/[\s,]+/g, '')))
+      throw new InputError(`--${flag} is empty.`);
+  for (const flag of ['summary-file', 'junit'])
+    if (flags[flag]) prepareReportFile(text(flag), `--${flag}`);
+  // Reading honours the deadline and the signals: a stdin or a FIFO may never end.
+  const reading = AbortSignal.any([
+    signal,
+    AbortSignal.timeout(parseDuration(text('timeout')) ?? 6e5)
+  ]);
   /**
    * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not
    * turn a wait for its operations into a wait for an idle project.
    */
-  const file = (flag: string, path = text(flag)): string => {
+  const file = async (flag: string, path = text(flag)): Promise<string> => {
+    const where = path === '-' ? 'stdin' : path;
     let content: string;
     try {
-      content = path && readFileSync(path === '-' ? 0 : path, 'utf8');
+      content = path && (await readInput(path, `--${flag}`, reading, process.stdin));
     } catch (error) {
-      throw new InputError(`--${flag} could not be read: ${(error as Error).message}`);
+      if (signal.aborted) throw new CancelledError();
+      if (error instanceof InputError) throw error;
+      const why = reading.aborted ? 'nothing came before the --timeout' : (error as Error).message;
+      throw new InputError(`--${flag}: ${where} could not be read: ${why}`);
     }
-    if (path && !content.trim())
-      throw new InputError(`--${flag}: ${path === '-' ? 'stdin' : path} is empty.`);
+    if (path && !content.trim()) throw new InputError(`--${flag}: ${where} is empty.`);
     return content;
   };
   const urlEnv = text('database-url-env');
@@ -107,12 +129,14 @@ function inputsOf(flags: Flags, env: NodeJS.ProcessEnv): InputReader {
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
   const ops = text('operations');
-  if (flags.operations !== undefined && !ops.trim()) throw new InputError('--operations is empty.');
   const inputs: Record<string, string> = {
     api_key: apiKey,
-    operations: /^[-@]/.test(ops) ? file('operations', ops.slice(1) || '-') : ops,
+    // As neonctl: the environment stands in for an absent flag.
+    project_id: text('project-id') || env.NEON_PROJECT_ID || '',
+    api_host: text('api-host') || env.NEON_API_HOST || '',
+    operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
-    database_url: text('database-url') || file('database-url-file') || env[urlEnv] || '',
+    database_url: text('database-url') || (await file('database-url-file')) || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
@@ -149,32 +173,44 @@ async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const signal = controller.signal;
   // Every signal is caught: a second Ctrl-C must not end the process before the result is out.
-  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
+  // Once the report files are being written, a signal stops that (a FIFO may have no reader).
+  const writing = new AbortController();
+  let stopping = controller;
+  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => stopping.abort());
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
-    const settings = readSettings(inputsOf(flags, process.env), () => undefined, flagOf);
+    const settings = readSettings(
+      await inputsOf(flags, process.env, signal),
+      () => undefined,
+      flagOf
+    );
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     terminal.start();
     report = await runEngine(settings, { log: terminal, signal, onCheck: terminal.onCheck });
   } catch (error) {
-    if (!(error instanceof InputError)) throw error;
+    if (!(error instanceof InputError || error instanceof CancelledError)) throw error;
     report = inputErrorReport(error.message, startedAt, Date.now());
+    if (error instanceof CancelledError) report.status = WAIT_STATUS.aborted;
   } finally {
     terminal.stop();
   }
   if (report.failure) report = { ...report, failure: inCliWords(report.failure) };
 
+  stopping = writing;
+  let unwritten = 0; // as tee and cp do, a file not written makes the run fail
   for (const [path, render] of [
     [flags['summary-file'], renderSummary],
     [flags.junit, renderJunit]
   ] as const) {
     if (typeof path !== 'string') continue;
+    const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
     try {
-      writeFileSync(path, redact(render(report)));
+      await writeReportFile(path, redact(render(report)), writing.signal, onWait);
     } catch (error) {
-      terminal.warning(`Could not write ${path}: ${(error as Error).message}`);
+      unwritten++;
+      terminal.info(`error: could not write ${path}: ${(error as Error).message}`);
     }
   }
   if (report.failure) terminal.info(`error: ${report.failure}`);
@@ -183,7 +219,7 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(
     `${redact(flags.json ? resultJson(resultFields(report)) : oneLine(verdict, 2000))}\n`
   );
-  return exitCode(report);
+  return writing.signal.aborted ? 130 : exitCode(report) || (unwritten && 2);
 }
 
 main(process.argv.slice(2)).then(

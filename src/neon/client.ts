@@ -18,6 +18,9 @@ import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 /** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
 export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
+/** How long a host that has never answered (unknown name, refused connection) is tried, whatever the deadline. */
+export const NEVER_ANSWERED_MS = 30_000;
+
 export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
 
 interface ClientOptions extends RetryPolicyOptions {
@@ -44,6 +47,8 @@ export class NeonClient {
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
+  /** When the first request was sent, until any answer came: then faults are ridden to the deadline. */
+  private unanswered?: number;
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -107,6 +112,7 @@ export class NeonClient {
       const now = this.clock.now();
       if (now >= deadline) throw new DeadlineError(lastError, lastTryAt);
       lastTryAt = now;
+      this.unanswered ??= now;
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
@@ -120,6 +126,10 @@ export class NeonClient {
         const left = deadline - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
+        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > NEVER_ANSWERED_MS) {
+          const { host } = new URL(this.options.baseUrl);
+          throw new ApiError(`The API host ${host} never answered (${lastError}).`, 0);
+        }
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
@@ -151,6 +161,7 @@ export class NeonClient {
       throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
     });
 
+    this.unanswered = 0;
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
     const { status } = response;
