@@ -4,13 +4,13 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
 import { readInput } from './cli/read-input.js';
-import { prepareReportFile, writeReportFile } from './cli/report-files.js';
+import { prepareReportFile, writeReport } from './cli/report-files.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
 import { NEON_API_HOST } from './neon/client.js';
 import { renderSummary } from './report/summary.js';
-import { type InputReader, readSettings } from './settings.js';
+import { readSettings } from './settings.js';
 import { formatDuration, parseDuration } from './util/duration.js';
 import { CancelledError, InputError } from './util/errors.js';
 import { redact } from './util/redact.js';
@@ -88,11 +88,7 @@ const inCliWords = (message: string): string =>
   );
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
-async function inputsOf(
-  flags: Flags,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal
-): Promise<InputReader> {
+async function inputsOf(flags: Flags, env: NodeJS.ProcessEnv, signal: AbortSignal) {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
   // A flag given empty (a failed `$(…)` in a script) must not widen the wait: `--operation-id ""`
   // would wait for an idle project, `--database-url ""` skip the check.
@@ -102,10 +98,8 @@ async function inputsOf(
   for (const flag of ['summary-file', 'junit'])
     if (flags[flag]) prepareReportFile(text(flag), `--${flag}`);
   // Reading honours the deadline and the signals: a stdin or a FIFO may never end.
-  const reading = AbortSignal.any([
-    signal,
-    AbortSignal.timeout(parseDuration(text('timeout')) ?? 6e5)
-  ]);
+  const timeoutMs = parseDuration(text('timeout')) ?? 600_000; // the default, if it is wrong
+  const reading = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   /**
    * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not
    * turn a wait for its operations into a wait for an idle project.
@@ -140,7 +134,7 @@ async function inputsOf(
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   };
-  return (name) => {
+  return (name: string): string => {
     const value = Object.hasOwn(inputs, name) ? inputs[name] : flags[name.replace(/_/g, '-')];
     return Array.isArray(value) ? value.join(',') : String(value ?? '');
   };
@@ -180,11 +174,8 @@ async function main(argv: string[]): Promise<number> {
   let report: Report;
   try {
     // The key and a password are redacted from every line we write; no terminal masks anything.
-    const settings = readSettings(
-      await inputsOf(flags, process.env, signal),
-      () => undefined,
-      flagOf
-    );
+    const inputs = await inputsOf(flags, process.env, signal);
+    const settings = readSettings(inputs, () => undefined, flagOf);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     terminal.start();
@@ -207,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
     try {
-      await writeReportFile(path, redact(render(report)), writing.signal, onWait);
+      await writeReport(path, redact(render(report)), writing.signal, onWait);
     } catch (error) {
       unwritten++;
       terminal.info(`error: could not write ${path}: ${(error as Error).message}`);

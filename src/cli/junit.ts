@@ -6,16 +6,11 @@ import { oneLine, truncate } from '../util/text.js';
 import { classifyStatus, WAIT_STATUS } from '../wait/status.js';
 
 /**
- * A test case's outcome: passed (no kind), or failed, in error or skipped, with a short message and
- * the detail, each said once. GitLab shows only the body (it ignores `message`); others show both.
+ * A test case's outcome: passed (empty), or failed, in error or skipped, with a short message, a
+ * type and the detail, each said once. GitLab shows only the body (not `message`); others both.
  */
-type Outcome = {
-  kind?: 'failure' | 'error' | 'skipped';
-  message?: string;
-  type?: string;
-  detail?: string;
-};
-type Case = Outcome & { name: string; ms: number };
+type Outcome =
+  [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
 
 /**
  * The report as JUnit XML, as GitLab, Jenkins and CircleCI read it: one test case per awaited
@@ -25,53 +20,45 @@ type Case = Outcome & { name: string; ms: number };
  * Jenkins as the class. Written by hand: a few fixed elements need only careful escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
-  const cases: Case[] = report.operations.map((op) => ({
-    name: [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' ') || op.id,
+  const { status, failure, lastError, database: db } = report;
+  const cases = report.operations.map((op) => ({
+    name: [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' '),
     ms: wallTime(op, report.finishedAt),
-    ...outcomeOf(report, op)
+    outcome: outcomeOf(report, op)
   }));
-  const db = report.database;
   if (db) {
-    const type = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
+    const why = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
     const outcome: Outcome = db.ready
-      ? {}
+      ? []
       : db.skipped
-        ? { kind: 'skipped', message: `not tried: ${db.skipped}` }
-        : { kind: 'failure', message: 'database not ready', type, detail: db.problem };
-    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, ...outcome });
+        ? ['skipped', `not tried: ${db.skipped}`]
+        : ['failure', 'database not ready', why, db.problem];
+    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, outcome });
   }
-  const { status, failure, lastError } = report;
   const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
-  if (ended.includes(status) || (report.timedOut && lastError))
-    cases.push({
-      name: 'wait',
-      ms: 0,
-      kind: 'error',
-      message: status.replace('_', ' '),
-      type: status,
-      detail: failure ?? lastError
-    });
-  // The same name twice in one run (two computes started on one branch) is told apart by its rank.
-  const seen = new Map<string, number>();
-  for (const c of cases) {
-    const n = (seen.get(c.name) ?? 0) + 1;
-    seen.set(c.name, n);
-    if (n > 1) c.name += ` #${n}`;
+  if (ended.includes(status) || (report.timedOut && lastError)) {
+    const outcome: Outcome = ['error', status.replace('_', ' '), status, failure ?? lastError];
+    cases.push({ name: 'wait', ms: 0, outcome });
   }
-  const count = (kind: Outcome['kind']): number => cases.filter((c) => c.kind === kind).length;
+  // Two of a name in one run (two computes started on one branch) are told apart by their rank.
+  const names = cases.map((c) => c.name);
+  cases.forEach((c, i) => {
+    const rank = names.slice(0, i).filter((n) => n === names[i]).length + 1;
+    if (rank > 1) c.name += ` #${rank}`;
+  });
+  const count = (kind: string): number => cases.filter((c) => c.outcome[0] === kind).length;
   const totals = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
   const project = report.projectId ?? '';
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(({ name, ms, kind, type, message, detail }) => {
+    ...cases.map(({ name, ms, outcome: [kind, message = '', type, detail] }) => {
       const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
       if (!kind) return `${head}/>`;
-      // A short message attribute, and the detail once, in the body (cut: it may be the API's text).
+      // The detail may be the API's text: cut.
+      const body = detail ? `>${xml(truncate(redact(detail), 4000))}</${kind}>` : '/>';
       const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
-      const body = detail ? xml(truncate(redact(detail), 4000)) : '';
-      const inner = body ? `<${kind}${attrs}>${body}</${kind}>` : `<${kind}${attrs}/>`;
-      return `${head}>\n      ${inner}\n    </testcase>`;
+      return `${head}>\n      <${kind}${attrs}${body}\n    </testcase>`;
     }),
     '  </testsuite>\n</testsuites>\n'
   ].join('\n');
@@ -79,22 +66,17 @@ export function renderJunit(report: Report): string {
 
 function outcomeOf(report: Report, op: Operation): Outcome {
   const status = op.status ?? 'not seen';
-  if (status === 'skipped') return { kind: 'skipped', message: 'skipped by the control plane' };
+  if (status === 'skipped') return ['skipped', 'skipped by the control plane'];
   const verdict = classifyStatus(status, true);
-  if (verdict === 'success') return {};
-  if (verdict === 'failure') {
-    const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
-    const detail = `operation ${op.id}: ${op.error ?? 'no error text'}`;
-    return { kind: 'failure', message: `${status}${failures}`, type: status, detail };
-  }
-  if (!report.waited)
-    return { kind: 'skipped', message: `not awaited (--no-wait); it was ${status}` };
+  if (verdict === 'success') return [];
+  const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
+  const own = `operation ${op.id}: ${op.error ?? 'no error text'}`;
+  if (verdict === 'failure') return ['failure', `${status}${failures}`, status, own];
+  if (!report.waited) return ['skipped', `not awaited (--no-wait); it was ${status}`];
   // Still open: at the deadline it is what timed out; else another's ending cut it short.
-  if (report.timedOut) {
-    const detail = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
-    return { kind: 'failure', message: 'timed out', type: WAIT_STATUS.timeout, detail };
-  }
-  return { kind: 'skipped', message: `still ${status} when the wait ended (${report.status})` };
+  const deadline = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
+  if (report.timedOut) return ['failure', 'timed out', WAIT_STATUS.timeout, deadline];
+  return ['skipped', `still ${status} when the wait ended (${report.status})`];
 }
 
 /** From created_at to updated_at once it ended, else to the end of the wait. */

@@ -1,5 +1,5 @@
-import { accessSync, closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync } from 'node:fs';
+import { openSync, statSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { addAbortSignal } from 'node:stream';
@@ -7,7 +7,7 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../util/errors.js';
 
-/** Before any request: a report file's folders are made, and a path that cannot be written is an input error. */
+/** Before any request: the file's folders are made, and a path that cannot be written is an input error. */
 export function prepareReportFile(path: string, flag: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -19,35 +19,32 @@ export function prepareReportFile(path: string, flag: string): void {
 }
 
 /**
- * Writes a report file without ever blocking the process, so that SIGINT and SIGTERM (`signal`)
- * still end it: a FIFO is opened without blocking (tried again while it has no reader; `onWait`
- * says so once) and written through the event loop.
+ * Writes a report file without blocking the process, so that `stop` (a signal) still ends it: a
+ * FIFO is opened without blocking, tried again while it has no reader (`onWait` says so once), and
+ * written through the event loop.
  */
-export async function writeReportFile(
+export async function writeReport(
   path: string,
   text: string,
-  signal: AbortSignal,
+  stop: AbortSignal,
   onWait: () => void
-): Promise<void> {
+) {
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
   for (let tries = 0; ; tries++) {
+    let fd: number;
     try {
-      const fd = openSync(path, flags, 0o666);
-      if (fstatSync(fd).isFIFO()) {
-        await finished(
-          addAbortSignal(signal, new Socket({ fd, readable: false, writable: true })).end(text)
-        );
-        return;
-      }
-      try {
-        return writeFileSync(fd, text);
-      } finally {
-        closeSync(fd);
-      }
+      fd = openSync(path, flags, 0o666);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error; // ENXIO: no reader yet
+      if (!tries) onWait();
+      await sleep(100, undefined, { signal: stop });
+      continue;
     }
-    if (!tries) onWait();
-    await sleep(100, undefined, { signal });
+    if (fstatSync(fd).isFIFO())
+      return finished(
+        addAbortSignal(stop, new Socket({ fd, readable: false, writable: true })).end(text)
+      );
+    closeSync(fd);
+    return writeFileSync(path, text);
   }
 }

@@ -18,9 +18,6 @@ import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 /** Neon's own API: the default `api_host`, and the one whose console the report may link to. */
 export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
-/** How long a host that has never answered (unknown name, refused connection) is tried, whatever the deadline. */
-export const NEVER_ANSWERED_MS = 30_000;
-
 export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
 
 interface ClientOptions extends RetryPolicyOptions {
@@ -47,7 +44,7 @@ export class NeonClient {
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
-  /** When the first request was sent, until any answer came: then faults are ridden to the deadline. */
+  /** When the first request was sent, until an answer came (0): a host that never answers is tried 30 s. */
   private unanswered?: number;
 
   constructor(private readonly options: ClientOptions) {
@@ -126,7 +123,7 @@ export class NeonClient {
         const left = deadline - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined) throw new DeadlineError(lastError, lastTryAt, retryAfterMs);
-        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > NEVER_ANSWERED_MS) {
+        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000) {
           const { host } = new URL(this.options.baseUrl);
           throw new ApiError(`The API host ${host} never answered (${lastError}).`, 0);
         }
