@@ -3,8 +3,7 @@
 // goes to stderr, the result alone to stdout, and the exit code says how it ended.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { renderJunit } from './cli/junit.js';
-import { readInput } from './cli/read-input.js';
-import { prepareReportFile, writeReport } from './cli/report-files.js';
+import { prepareReportFile, readInput, writeReport } from './cli/files.js';
 import { Terminal } from './cli/terminal.js';
 import { resultFields, resultJson, runEngine } from './engine.js';
 import { inputErrorReport, type Report } from './report/model.js';
