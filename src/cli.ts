@@ -97,7 +97,8 @@ async function inputsOf(flags: Flags, env: NodeJS.ProcessEnv, signal: AbortSigna
   for (const flag of ['summary-file', 'junit'])
     if (flags[flag]) prepareReportFile(text(flag), `--${flag}`);
   // Reading honours the deadline and the signals: a stdin or a FIFO may never end.
-  const timeoutMs = parseDuration(text('timeout')) ?? 600_000; // the default, if it is wrong
+  // The default when --timeout is wrong (the settings say so next), the longest one when too long.
+  const timeoutMs = Math.min(parseDuration(text('timeout')) ?? 600_000, 21_600_000);
   const reading = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   /**
    * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not

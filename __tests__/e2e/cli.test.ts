@@ -482,6 +482,17 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(stdin.stderr).toContain(
       'error: --operations: stdin could not be read: nothing came before the --timeout'
     );
+    // A --timeout too long for a timer is refused as such, not read as a deadline already past.
+    const op = {
+      id: '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c',
+      project_id: PROJECT,
+      action: 'a',
+      status: 'running'
+    };
+    const long = await cli(['--operations', '-', '--timeout', '1000000h'], {
+      stdin: JSON.stringify([op])
+    });
+    expect(long.stderr).toMatch(/^error: --timeout must be a duration from 1s to 6h/m);
     expect(sim.requests).toHaveLength(0);
   });
 
