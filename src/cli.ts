@@ -119,7 +119,8 @@ async function inputsOf(flags: Flags, env: NodeJS.ProcessEnv, signal: AbortSigna
     return content;
   };
   const urlEnv = text('database-url-env');
-  if (urlEnv && !env[urlEnv]) throw new InputError(`--database-url-env: ${urlEnv} is not set.`);
+  if (urlEnv && !env[urlEnv])
+    throw new InputError(`--database-url-env: ${urlEnv} is unset or empty.`);
   const apiKey = text('api-key') || env.NEON_API_KEY || '';
   if (!apiKey.trim()) throw new InputError('NEON_API_KEY is not set: put a Neon API key in it.');
   const ops = text('operations');

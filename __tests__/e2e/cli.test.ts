@@ -367,7 +367,10 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     );
     const unset = await cli([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is not set.');
+    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
+    // Empty is refused as unset is, and as --database-url "" is: the check is never skipped silently.
+    const empty = await cli([...api(sim), '--database-url-env', 'APP_DB'], { env: { APP_DB: '' } });
+    expect(empty.stderr).toContain('--database-url-env: APP_DB is unset or empty.');
     for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
