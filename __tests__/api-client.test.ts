@@ -137,6 +137,47 @@ describe('NeonClient', () => {
     expect(clock.elapsed).toBeLessThan(800);
   });
 
+  it('gives up within a minute on a host that never answered, whatever the deadline; rides faults once it has', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
+      code: 'ECONNREFUSED'
+    });
+    let answers = 0; // how many requests get an answer (a 503) before every connection is refused
+    const transport = {
+      get: async () => {
+        if (answers-- > 0) return { status: 503, headers: {}, text: '' };
+        throw refused;
+      },
+      close: async () => undefined
+    };
+    const clock = new SimulatedClock(Date.now());
+    const neverAnswered = await new NeonClient({
+      baseUrl: 'https://api.example.invalid/api/v2',
+      apiKey: 'k',
+      transport,
+      clock
+    })
+      .getOperation(PROJECT, op.id, clock.now() + 600_000)
+      .catch((e: unknown) => e);
+    expect(neverAnswered).toBeInstanceOf(ApiError);
+    expect((neverAnswered as Error).message).toBe(
+      'The API host api.example.invalid never answered (network error ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9).'
+    );
+    expect(clock.elapsed).toBeLessThanOrEqual(30_000);
+
+    answers = 1;
+    const answeredOnce = new SimulatedClock(Date.now());
+    const error = await new NeonClient({
+      baseUrl: sim.url,
+      apiKey: 'k',
+      transport,
+      clock: answeredOnce
+    })
+      .getOperation(PROJECT, op.id, answeredOnce.now() + 600_000)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadlineError);
+    expect(answeredOnce.elapsed).toBeGreaterThan(500_000);
+  });
+
   it('gives up at once when Retry-After lies beyond the deadline', async () => {
     sim.inject({ kind: 'status', status: 429, retryAfter: '120' }, { times: 1 });
     const error = await client()

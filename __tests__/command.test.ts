@@ -4,10 +4,11 @@
  * bundle alone) is in e2e/cli.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { operation, project, singleProject } from '../simulator/scenario.js';
 import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
@@ -30,7 +31,10 @@ afterEach(async () => {
 });
 
 /** One run of the command: its exit code and what it wrote (stderr as a pipe receives it). */
-async function command(args: string[], options: { env?: Record<string, string> } = {}) {
+async function command(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; signal?: AbortSignal } = {}
+) {
   let stdout = '';
   let stderr = '';
   const stderrStream = { isTTY: false, columns: 80, write: (c: string) => (stderr += c) !== '' };
@@ -38,8 +42,9 @@ async function command(args: string[], options: { env?: Record<string, string> }
     stdout: { write: (c: string) => (stdout += c) !== '' },
     stderr: stderrStream as unknown as Stream,
     env: { NEON_API_KEY: DEFAULT_KEY, ...options.env },
-    signal: new AbortController().signal,
-    stdin: () => ''
+    signal: options.signal ?? new AbortController().signal,
+    writing: () => new AbortController().signal,
+    stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)])
   });
   return { code, stdout, stderr };
 }
@@ -50,8 +55,20 @@ const api = apiFlags;
 describe('the command, in-process', () => {
   it('exit 2: an input error names the flag and sends no request; the JSON result still comes', async () => {
     sim = await simulate([]);
-    const run = await command([...api(sim), '--operation-id', 'not-a-uuid', '--json']);
+    const junit = files().junit;
+    const run = await command([
+      ...api(sim),
+      '--operation-id',
+      'not-a-uuid',
+      '--json',
+      '--junit',
+      junit
+    ]);
     expect(run.code).toBe(2);
+    // Not an empty suite: one error case, which GitLab shows.
+    expect((await parseJunit(junit)).cases).toEqual([
+      expect.objectContaining({ name: 'wait', outcome: 'error', type: 'input_error' })
+    ]);
     expect(run.stderr).toMatch(/--operation-id must hold operation ids .* 'not-a-uuid' is not one/);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'input_error', timed_out: false });
     expect(sim.requests).toHaveLength(0);
@@ -141,10 +158,11 @@ describe('the command, in-process', () => {
     expect(result.message).toMatch(
       /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\.$/
     );
-    const [testcase] = parseJunit(out.junit).cases;
-    expect(testcase?.failure).toMatchObject({
+    const [testcase] = (await parseJunit(out.junit)).cases;
+    expect(testcase).toMatchObject({
+      outcome: 'failure',
       type: 'timeout',
-      text: 'still running at the deadline (timeout 2s)'
+      body: 'still running at the deadline (timeout 2s)'
     });
   });
 
@@ -165,7 +183,10 @@ describe('the command, in-process', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^running after /);
     expect(sim.requests).toHaveLength(1);
-    expect(parseJunit(out.junit).cases[0]?.skipped).toBe('not awaited (--no-wait); it was running');
+    expect((await parseJunit(out.junit)).cases[0]).toMatchObject({
+      outcome: 'skipped',
+      message: 'not awaited (--no-wait); it was running'
+    });
   });
 
   it('reads the database URL from a named variable or a file, never printing its password', async () => {
@@ -194,7 +215,12 @@ describe('the command, in-process', () => {
     );
     const unset = await command([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is not set.');
+    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
+    // Empty is refused as unset is, and as --database-url "" is: the check is never skipped silently.
+    const empty = await command([...api(sim), '--database-url-env', 'APP_DB'], {
+      env: { APP_DB: '' }
+    });
+    expect(empty.stderr).toContain('--database-url-env: APP_DB is unset or empty.');
     for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
@@ -214,10 +240,126 @@ describe('the command, in-process', () => {
       'help version api-key progress quiet';
     for (const flag of flags.split(' '))
       expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
-    for (const text of ['NEON_API_KEY', '\n  124 ', '\n  130 ', '\n  3 ', '\n  2 '])
+    for (const text of [
+      'NEON_API_KEY',
+      'NEON_PROJECT_ID',
+      'NEON_API_HOST',
+      '\n  124 ',
+      '\n  130 ',
+      '\n  3 ',
+      '\n  2 '
+    ])
       expect(help.stdout).toContain(text);
     expect(help.stdout).toContain(
       '2    usage or input error: no request sent, but for one GET /projects'
+    );
+  });
+
+  it('reads NEON_PROJECT_ID and NEON_API_HOST when the flags are absent, as neonctl does', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const run = await command(['--operation-id', op.id, '--no-wait', '--json'], {
+      env: { NEON_API_HOST: sim.url, NEON_PROJECT_ID: PROJECT }
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', project_id: PROJECT });
+    expect(sim.requests.map((r) => r.path)).toEqual([
+      `/api/v2/projects/${PROJECT}/operations/${op.id}`
+    ]);
+  });
+
+  it('exit 3 within half a minute, whatever --timeout: an API host that never answered, named', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((done) => server.once('listening', done));
+    const { port } = server.address() as { port: number };
+    await new Promise((done) => server.close(done)); // nothing listens there any more
+    const run = await command(['--project-id', PROJECT, '--timeout', '6h', '--json'], {
+      env: { NEON_API_HOST: `http://127.0.0.1:${port}/api/v2` }
+    });
+    expect(run.code).toBe(3);
+    const result = JSON.parse(run.stdout) as { status: string; elapsed_seconds: number };
+    expect(result.status).toBe('api_error');
+    expect(result.elapsed_seconds).toBeLessThanOrEqual(30);
+    expect(run.stderr).toContain(
+      `error: The API host 127.0.0.1:${port} never answered (network error ECONNREFUSED`
+    );
+  }, 90_000);
+
+  it('exit 2: an option given empty is refused, never read as "not given"; no request is sent', async () => {
+    sim = await simulate([]);
+    for (const [flag, value] of [
+      ['--operation-id', ''],
+      ['--operation-id', ' , '],
+      ['--database-url', ''],
+      ['--junit', '']
+    ] as const) {
+      const run = await command([...api(sim), '--project-id', PROJECT, flag, value]);
+      expect([run.code, run.stderr]).toEqual([
+        2,
+        expect.stringContaining(`error: ${flag} is empty.`)
+      ]);
+    }
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('exit 2: --operations past 4 MiB, from stdin or a file, is refused', async () => {
+    const big = JSON.stringify({ operations: [], padding: 'x'.repeat(4 * 1024 * 1024) });
+    const file = join(dir, 'big.json');
+    writeFileSync(file, big);
+    for (const [from, options] of [
+      ['-', { stdin: big }],
+      [`@${file}`, {}]
+    ] as const) {
+      const run = await command(['--operations', from], options);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^error: --operations: .* holds more than 4 MiB\.$/m);
+    }
+  });
+
+  it('report files: folders made; a path that cannot be written refused before any request; a failed write fails the run', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const at = mkdtempSync(join(dir, 'reports-'));
+    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id];
+    const made = await command([...args, '--junit', join(at, 'a', 'b', 'junit.xml')]);
+    expect(made.code).toBe(0);
+    expect((await parseJunit(join(at, 'a', 'b', 'junit.xml'))).cases).toHaveLength(1);
+
+    sim.requests.length = 0;
+    for (const refused of [
+      ['--junit', at],
+      ['--summary-file', join(at, 'a', 'b', 'junit.xml', 'x.md')]
+    ]) {
+      const run = await command([...args, ...refused]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`error: ${refused[0]}: ${refused[1]} cannot be written`);
+    }
+    expect(sim.requests).toHaveLength(0);
+
+    const full = await command([...args, '--summary-file', '/dev/full']);
+    expect(full.code).toBe(2);
+    expect(full.stdout).toMatch(/^finished after /);
+    expect(full.stderr).toContain('error: could not write /dev/full: ENOSPC');
+  });
+
+  it('a 3 MB error text from the API makes a small JUnit file', async () => {
+    const error = `compute failed: ${'x'.repeat(3_000_000)}`;
+    const op = operation(PROJECT, 'start_compute', [[0, 'error', { failures_count: 1, error }]]);
+    sim = await simulate([op]);
+    const junit = files().junit;
+    const run = await command([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--operation-id',
+      op.id,
+      '--junit',
+      junit
+    ]);
+    expect(run.code).toBe(1);
+    expect(statSync(junit).size).toBeLessThan(10_000);
+    expect((await parseJunit(junit)).cases[0]?.body).toMatch(
+      /^operation \S+: compute failed: x+…$/
     );
   });
 

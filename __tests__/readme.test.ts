@@ -115,6 +115,10 @@ describe('README', () => {
     expect(ci.indexOf('bash -euo pipefail -c "$try_it"')).toBeLessThan(ci.indexOf('npm run'));
   });
 
+  it('opens its command section with npx, the way to run the command from npm', () => {
+    expect(/^## Command line\n\n(.*)/m.exec(readme)?.[1]).toMatch(/^`npx neon-operations-wait` /);
+  });
+
   it('is read in minutes: at most 20 kB, the detail in docs/', () => {
     expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(20_000);
   });

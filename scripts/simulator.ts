@@ -1,8 +1,10 @@
 /**
  * `npm run simulator`: the API simulator on 127.0.0.1 with the demo scenario (a branch being
- * created and its compute started), for trying the action by hand or in a workflow job. It prints
- * what to pass to the action and, inside GitHub Actions, writes it to $GITHUB_OUTPUT as
- * `api_host`, `api_key`, `project_id` and `operations`. Stops on SIGINT/SIGTERM.
+ * created and its compute started), for trying the command or the action by hand or in a workflow
+ * job. The operations start at the first request, however long the user takes to paste. It prints
+ * the lines to paste for the command and what to pass to the action and, inside GitHub Actions,
+ * writes the latter to $GITHUB_OUTPUT as `api_host`, `api_key`, `project_id` and `operations`.
+ * Stops on SIGINT/SIGTERM.
  *
  *   npm run simulator -- --port 4010
  */
@@ -13,7 +15,7 @@ import { startSimulator } from '../simulator/server.js';
 const portArg = process.argv.indexOf('--port');
 const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
 const { scenario, createBranch, startCompute } = branchCreation();
-const sim = await startSimulator({ scenario, port });
+const sim = await startSimulator({ scenario, port, startOnFirstRequest: true });
 const operations = JSON.stringify({
   operations: [sim.render(createBranch), sim.render(startCompute)]
 });
@@ -32,8 +34,16 @@ if (process.env.GITHUB_OUTPUT) {
       .join('')
   );
 }
-// Printed last: a workflow waits for this line, and the outputs are written by then.
-console.log(`Neon API simulator listening at ${sim.url}`);
+// A workflow waits for this line: the outputs are written by then.
+console.log(`Neon API simulator listening at ${sim.url}
+
+Try the command (its operations start at its first request):
+  export NEON_API_KEY=${DEFAULT_KEY}
+  export NEON_API_HOST=${sim.url}
+  export NEON_PROJECT_ID=${createBranch.project_id}
+  echo '${operations}' | node dist/cli/index.js --operations -
+
+Or the action's inputs:`);
 for (const [name, value] of Object.entries(values)) console.log(`  ${name}: ${value}`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void sim.close().then(() => process.exit(0)));

@@ -5,9 +5,10 @@ import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { recentForSummary } from './report/recent.js';
 import { formatDuration } from './util/duration.js';
-import { InputError, type Naming } from './util/errors.js';
+import { CancelledError, InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
 import type { WaitSettings } from './wait/settings.js';
+import { WAIT_STATUS } from './wait/status.js';
 import type { WaitLog } from './wait/tracker.js';
 import { type WaitDeps, waitFor } from './wait/wait.js';
 
@@ -39,15 +40,23 @@ export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
  * a report that says so in the front end's words, with no request sent.
  */
 export async function runStep<S extends EngineSettings>(
-  read: () => S,
+  read: () => S | Promise<S>,
   named: Naming,
   engine: (settings: S) => Promise<Report>
 ): Promise<{ report: Report; settings?: S }> {
   const startedAt = Date.now();
   let settings: S;
   try {
-    settings = read();
+    settings = await read();
   } catch (error) {
+    // A signal while reading (a stdin that never ends) ends it too, as an interruption.
+    if (error instanceof CancelledError)
+      return {
+        report: {
+          ...inputErrorReport(error.message, startedAt, Date.now()),
+          status: WAIT_STATUS.aborted
+        }
+      };
     if (!(error instanceof InputError)) throw error;
     return { report: inputErrorReport(error.words(named), startedAt, Date.now()) };
   }

@@ -34,7 +34,7 @@ const NOT = undefined;
 // prettier-ignore
 const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<Input>?]> = [
   ['api_key', 'text', NOT, 'Required. Neon API key, from a secret. Masked at once; never printed.', { arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' }],
-  ['project_id', 'text', '', 'Project id. Default: taken from `operations`, else the only project the key can see.', { arg: 'ID' }],
+  ['project_id', 'text', '', 'Project id. Default: taken from `operations`, else the only project the key can see.', { arg: 'ID', env: 'NEON_PROJECT_ID' }],
   ['org_id', 'text', '', 'Organization id, to find the project with a personal key. Default none.', { arg: 'ID' }],
   ['branch_id', 'text', '', "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", { arg: 'ID' }],
   ['operation_id', 'text', '', 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', { arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' }],
@@ -43,7 +43,7 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['timeout', 'duration', '10m', 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', { arg: 'DURATION', min: 1000, max: 6 * H }], // a hosted job's longest run
   ['interval', 'duration', '5s', 'Steady polling interval, 1s to 1h; the first checks come sooner. Default `5s`.', { arg: 'DURATION', min: 1000, max: H }],
   ['fail_fast', 'bool', 'false', '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', { help: 'end at a failed status, not wait for its retry' }],
-  ['api_host', 'text', 'https://console.neon.tech/api/v2', 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', { arg: 'URL' }],
+  ['api_host', 'text', 'https://console.neon.tech/api/v2', 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', { arg: 'URL', env: 'NEON_API_HOST' }],
   ['summary', 'bool', 'true', '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', { only: 'action' }],
   ['summary_limit', 'count', '20', 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', { arg: 'N', min: 0, max: 1000 }],
   ['since', 'text', '', 'List operations created since an ISO 8601 time or date (e.g. 20261125) or a duration ago with its unit (2h, 7d). Default: the newest.', { arg: 'TIME' }],

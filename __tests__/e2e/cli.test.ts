@@ -1,12 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, cpSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
 import { apiFlags, parseJunit, reportFiles } from '../helpers/command.js';
+import { readJunit } from '../helpers/junit.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
 /**
@@ -36,8 +38,12 @@ interface Run {
 
 interface CliOptions {
   env?: Record<string, string>;
-  stdin?: string;
+  /** What stdin holds; `null` leaves it open, never ending. */
+  stdin?: string | null;
   signalOnStderr?: NodeJS.Signals;
+  /** With `signalOnStderr`: signal once stderr matches this (by default, at its first line). */
+  signalWhen?: RegExp;
+  started?: (child: ChildProcess) => void;
   /** Each chunk of stderr as it arrives. */
   onStderr?: (chunk: string, child: ChildProcess) => void;
   killAfterMs?: number;
@@ -61,13 +67,19 @@ function cli(args: string[], options: CliOptions = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  let signalled = false;
   child.stderr.on('data', (chunk: Buffer) => {
-    // A signal once the command has said something: it is running, however slowly it started.
-    if (!stderr && options.signalOnStderr) child.kill(options.signalOnStderr);
     stderr += chunk.toString();
+    // A signal once the command has said something: it is running, however slowly it started.
+    if (options.signalOnStderr && !signalled && (options.signalWhen ?? /./).test(stderr)) {
+      signalled = true;
+      child.kill(options.signalOnStderr);
+    }
     options.onStderr?.(chunk.toString(), child);
   });
-  child.stdin.end(options.stdin ?? '');
+  child.stdin.on('error', () => undefined); // a command that stopped reading closes its stdin
+  if (options.stdin !== null) child.stdin.end(options.stdin ?? '');
+  options.started?.(child);
   const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 45_000);
   return new Promise((done) =>
     child.on('close', (code) => {
@@ -130,11 +142,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     ]);
     expect(result).not.toHaveProperty('database_ready');
 
-    const junit = parseJunit(out.junit);
-    expect(junit).toMatchObject({ tests: 2, failures: 0 });
-    expect(junit.cases.map((c) => [c.name, c.failure, c.skipped])).toEqual([
-      [`create_branch ${create.id}`, null, null],
-      [`start_compute ${start.id}`, null, null]
+    const junit = await parseJunit(out.junit);
+    expect(junit).toMatchObject({ tests: 2, failures: 0, errors: 0 });
+    expect(junit.cases.map((c) => [c.classname, c.name, c.outcome])).toEqual([
+      [`neon-operations-wait.${PROJECT}`, 'create_branch', 'passed'],
+      [`neon-operations-wait.${PROJECT}`, 'start_compute', 'passed']
     ]);
     expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations: finished');
     // stderr: the action's plain lines, no workflow command, no escape sequence, never the key.
@@ -150,14 +162,15 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       [0, 'scheduling'],
       [400, 'error', { failures_count: 3, error }]
     ]);
-    sim = await simulate([op]);
+    const open = operation(PROJECT, 'create_branch', [[0, 'running']], { branch_id: 'br-a-1' });
+    sim = await simulate([op, open]);
     const out = files();
     const run = await cli([
       ...api(sim),
       '--project-id',
       PROJECT,
       '--operation-id',
-      op.id,
+      `${op.id},${open.id}`,
       '--junit',
       out.junit
     ]);
@@ -167,10 +180,24 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     expect(run.stdout).toMatch(
       /^error after \S+: Operation\(s\) did not succeed: start_compute .*quota exceeded/
     );
-    const [testcase] = parseJunit(out.junit).cases;
-    expect(testcase?.failure?.type).toBe('error');
+    const junit = await parseJunit(out.junit);
+    expect(junit).toMatchObject({ tests: 2, failures: 1, errors: 0 });
+    const [testcase, cutShort] = junit.cases;
+    expect(testcase).toMatchObject({
+      outcome: 'failure',
+      type: 'error',
+      message: 'error (failures_count 3)'
+    });
+    // The operation still running when the other failed: skipped, with nothing of the other's text.
+    expect(cutShort).toEqual({
+      classname: `neon-operations-wait.${PROJECT}`,
+      name: 'create_branch br-a-1',
+      time: expect.any(Number),
+      outcome: 'skipped',
+      message: 'still running when the wait ended (error)'
+    });
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
-    expect(testcase?.failure?.text).toBe(`error (failures_count 3): quota exceeded <&> "x"\uFFFD`);
+    expect(testcase?.body).toBe(`operation ${op.id}: quota exceeded <&> "x"\uFFFD`);
     const json = await cli([
       ...api(sim),
       '--project-id',
@@ -210,10 +237,166 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       // The command's words, not the action's (a job, its outputs and summary).
       expect(run.stderr).toContain('error: Interrupted (SIGINT or SIGTERM) while waiting;');
       expect(run.stderr).not.toMatch(/job|outputs|summary/);
-      expect(parseJunit(out.junit).cases[0]?.failure?.type).toBe('aborted');
+      expect((await parseJunit(out.junit)).cases.map((c) => [c.outcome, c.type])).toEqual([
+        ['skipped', undefined],
+        ['error', 'aborted']
+      ]);
       expect(readFileSync(out.summary, 'utf8')).toContain('Neon operations: interrupted');
     }
   );
+
+  it('reads stdin and FIFOs without blocking: --timeout and SIGINT end a read that never ends', async () => {
+    sim = await simulate([]);
+    const fifo = join(mkdtempSync(join(dir, 'fifo-')), 'database-url');
+    spawnSync('mkfifo', [fifo]);
+    let writer: number | undefined;
+    // The FIFO has a writer that never writes: SIGINT once the command holds it open to read.
+    const run = await cli(
+      [...api(sim), '--project-id', PROJECT, '--database-url-file', fifo, '--json'],
+      {
+        started: (child) => {
+          const poll = setInterval(() => {
+            try {
+              writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+            } catch {
+              return; // no reader yet
+            }
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }, 20);
+        }
+      }
+    );
+    if (writer !== undefined) closeSync(writer);
+    expect(run.code).toBe(130);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted' });
+
+    const stdin = await cli([...api(sim), '--operations', '-', '--timeout', '2s'], { stdin: null });
+    expect(stdin.code).toBe(2);
+    expect(stdin.stderr).toContain(
+      'error: --operations: stdin could not be read: nothing came before the --timeout'
+    );
+    // A --timeout too long for a timer is refused as such, not read as a deadline already past.
+    const op = {
+      id: '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c',
+      project_id: PROJECT,
+      action: 'a',
+      status: 'running'
+    };
+    const long = await cli(['--operations', '-', '--timeout', '1000000h'], {
+      stdin: JSON.stringify([op])
+    });
+    expect(long.stderr).toMatch(/^error: --timeout must be a duration from 1s to 6h/m);
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('a FIFO as --junit: written to its reader; with no reader, SIGTERM still ends the run with its verdict', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const fifo = join(mkdtempSync(join(dir, 'fifo-')), 'junit.xml');
+    spawnSync('mkfifo', [fifo]);
+    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id, '--junit', fifo];
+    const read = readFile(fifo, 'utf8');
+    expect((await cli(args)).code).toBe(0);
+    expect((await readJunit(await read)).cases).toEqual([
+      expect.objectContaining({ outcome: 'passed' })
+    ]);
+
+    const lonely = await cli(args, {
+      signalOnStderr: 'SIGTERM',
+      signalWhen: /Waiting for a reader of/
+    });
+    expect(lonely.code).toBe(130);
+    expect(lonely.stdout).toMatch(/^finished after /);
+    expect(lonely.stderr).toContain(`error: could not write ${fifo}`);
+  });
+
+  it("installs alone from npm pack: a package of its own, no dependencies, the action's version", () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const pkg = JSON.parse(readFileSync(join(dir, 'bin', 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(pkg).toMatchObject({
+      name: 'neon-operations-wait',
+      version: root.version,
+      license: 'MIT',
+      type: 'module',
+      bin: { 'neon-operations-wait': 'index.js' },
+      engines: { node: expect.any(String) }
+    });
+    expect(pkg).not.toHaveProperty('dependencies');
+    const npm = (...args: string[]): string => {
+      const run = spawnSync('npm', args, {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, npm_config_cache: join(dir, 'npm-cache') }
+      });
+      expect(run.stderr).not.toMatch(/ERR!/);
+      expect(run.status).toBe(0);
+      return run.stdout.trim();
+    };
+    const packed = JSON.parse(
+      npm('pack', join(dir, 'bin'), '--pack-destination', dir, '--json')
+    ) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    expect(packed[0]?.files.map((f) => f.path).sort()).toEqual(
+      expect.arrayContaining(['LICENSE', 'index.js', 'licenses.txt', 'package.json'])
+    );
+    const prefix = join(dir, 'global');
+    npm(
+      'install',
+      '-g',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      prefix,
+      join(dir, packed[0]?.filename ?? '')
+    );
+    const version = spawnSync(join(prefix, 'bin', 'neon-operations-wait'), ['--version'], {
+      encoding: 'utf8'
+    });
+    expect(version.stdout).toBe(`${root.version}\n`);
+  }, 60_000);
+
+  it('npm run simulator prints the lines to paste; its operations start at the first request', async () => {
+    const child = spawn(NODE, [join(ROOT, '.build', 'scripts', 'simulator.js')], {
+      stdio: ['ignore', 'pipe', 'inherit']
+    });
+    try {
+      let out = '';
+      await new Promise<void>((done) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (/^ {2}operations: /m.test(out)) done();
+        })
+      );
+      const env = Object.fromEntries(
+        [...out.matchAll(/^ {2}export (\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]])
+      );
+      expect(Object.keys(env)).toEqual(['NEON_API_KEY', 'NEON_API_HOST', 'NEON_PROJECT_ID']);
+      const [, json, command] =
+        /^ {2}echo '(.*)' \| node dist\/cli\/index\.js (.*)$/m.exec(out) ?? [];
+      const run = await cli([...(command ?? '').split(' '), '--json'], {
+        env: env as Record<string, string>,
+        stdin: json
+      });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: 'finished',
+        project_id: env.NEON_PROJECT_ID
+      });
+      // Still in progress when the command first looked: they start at its first request.
+      expect(run.stderr).toMatch(/→ finished/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
 
   it('bundles neither @actions/core nor @actions/github (its licenses file, made from the module list)', () => {
     // dist/cli/licenses.txt names every package of the command's bundle (scripts/licenses.ts; CI
@@ -298,6 +481,6 @@ describe('the command in CI logs, pipes and scripts', () => {
       }
     });
     expect(run.code).toBe(0);
-    expect(parseJunit(out.junit).cases.map((c) => c.failure)).toEqual([null]);
+    expect((await parseJunit(out.junit)).cases.map((c) => c.outcome)).toEqual(['passed']);
   });
 });

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
+import { readJunit } from './junit.js';
 
 // What the command's tests share, in-process (command.test.ts) and spawned (e2e/cli.test.ts).
 
@@ -13,25 +13,5 @@ export function reportFiles(dir: string): { junit: string; summary: string } {
 
 export const apiFlags = (sim: Simulator): string[] => ['--api-host', sim.url, '--interval', '1s'];
 
-export interface JunitCase {
-  name: string;
-  failure: { type: string; message: string; text: string } | null;
-  skipped: string | null;
-}
-
-/** The JUnit file as an XML parser reads it (Python's xml.etree), not as text. */
-export function parseJunit(path: string): { tests: number; failures: number; cases: JunitCase[] } {
-  const script = `
-import json, sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-cases = []
-for c in root.iter('testcase'):
-    f, s = c.find('failure'), c.find('skipped')
-    cases.append({'name': c.get('name'),
-                  'failure': None if f is None else {'type': f.get('type'), 'message': f.get('message'), 'text': f.text},
-                  'skipped': None if s is None else s.get('message')})
-print(json.dumps({'tests': int(root.get('tests')), 'failures': int(root.get('failures')), 'cases': cases}))`;
-  const run = spawnSync('python3', ['-c', script, path], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout);
-}
+/** The JUnit file as a JUnit reader (junit2json) reads it, not as text. */
+export const parseJunit = (path: string) => readJunit(readFileSync(path, 'utf8'));

@@ -19,10 +19,10 @@ const apiDown = ({ failingSince, startedAt, timeoutMs }: Report): boolean =>
   failingSince !== undefined && failingSince - startedAt <= timeoutMs / 2;
 
 /** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
-export function resultText(report: Report, json: boolean): string {
+export function resultText(report: Report, json: boolean, code = exitCode(report)): string {
   const elapsed = formatDuration(report.finishedAt - report.startedAt);
   const message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
-  const more = { exit_code: exitCode(report), message, last_api_error: report.lastError ?? null };
+  const more = { exit_code: code, message, last_api_error: report.lastError ?? null };
   const text = json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000);
   return `${redact(text)}\n`;
 }

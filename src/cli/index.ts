@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // The command's entry (dist/cli/index.js): the process's streams, environment and signals.
-import { readFileSync } from 'node:fs';
 import { start } from '../util/entry.js';
 import { main } from './main.js';
 
@@ -12,13 +11,14 @@ for (const stream of [stdout, stderr])
     if (error.code !== 'EPIPE') throw error;
   });
 start(
-  async (signal) =>
+  async (signal, writing) =>
     (process.exitCode = await main(process.argv.slice(2), {
       stdout,
       stderr,
       env,
       signal,
-      stdin: () => readFileSync(0, 'utf8')
+      writing,
+      stdin: process.stdin
     })),
   (message) => {
     stderr.write(`${message}\n`);

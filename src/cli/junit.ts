@@ -2,64 +2,87 @@ import type { Operation } from '../neon/operation.js';
 import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
-import { outcomeOf } from '../wait/status.js';
-
-/** A test case as JUnit writes it: passed (nothing), `<skipped>` (why), or `<failure>` (type and text). */
-type TestCase = { skip?: string; failure?: [type: string, text: string] };
+import { oneLine, truncate } from '../util/text.js';
+import { outcomeOf, WAIT_STATUS } from '../wait/status.js';
 
 /**
- * The report as JUnit XML, which GitLab, Jenkins, CircleCI, Buildkite and Azure DevOps display:
- * one test case per awaited operation, and one for the database when asked. Written by hand: a few
- * fixed elements need no XML library, only careful escaping (`xml`).
+ * A test case's outcome: passed (empty), or failed, in error or skipped, with a short message, a
+ * type and the detail, each said once. GitLab shows only the body (not `message`); others both.
+ */
+type Outcome =
+  [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
+
+/**
+ * The report as JUnit XML, as GitLab, Jenkins and CircleCI read it: one test case per awaited
+ * operation, each with its own outcome and wall time; one for the database when asked; one `error`
+ * case when the run itself failed (input, API, interruption). Names stay the same from run to run
+ * (action and branch), and `classname` carries the project, which GitLab shows as the suite and
+ * Jenkins as the class. Written by hand: a few fixed elements need only careful escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
-  const cases: Array<[string, TestCase, number?]> = report.operations.map((op) => [
-    `${op.action ?? 'operation'} ${op.id}`,
-    testCaseOf(report, op),
-    op.total_duration_ms
-  ]);
-  const db = report.database;
+  const { status, failure, lastError, database: db } = report;
+  const cases = report.operations.map((op) => ({
+    name: [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' '),
+    ms: wallTime(op, report.finishedAt),
+    outcome: testCaseOf(report, op)
+  }));
   if (db) {
-    const failure: TestCase['failure'] = [
-      report.status,
-      db.problem ?? report.failure ?? 'not ready'
-    ];
-    const skip = db.notTried && `not tried: ${db.notTried}`;
-    cases.push([`database ${db.target}`, db.ready ? {} : skip ? { skip } : { failure }]);
+    const why = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
+    const outcome: Outcome = db.ready
+      ? []
+      : db.notTried
+        ? ['skipped', `not tried: ${db.notTried}`]
+        : ['failure', 'database not ready', why, db.problem];
+    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, outcome });
   }
-  const count = (key: keyof TestCase): number => cases.filter(([, o]) => o[key]).length;
-  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="0" skipped="${count('skip')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
-  const suite = `Neon operations${report.projectId ? ` of project ${report.projectId}` : ''}`;
+  const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
+  if (ended.includes(status) || (report.timedOut && lastError)) {
+    const outcome: Outcome = ['error', status.replace('_', ' '), status, failure ?? lastError];
+    cases.push({ name: 'wait', ms: 0, outcome });
+  }
+  // Two of a name in one run (two computes started on one branch) are told apart by their rank.
+  const names = cases.map((c) => c.name);
+  cases.forEach((c, i) => {
+    const rank = names.slice(0, i).filter((n) => n === names[i]).length + 1;
+    if (rank > 1) c.name += ` #${rank}`;
+  });
+  const count = (kind: string): number => cases.filter((c) => c.outcome[0] === kind).length;
+  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
+  const project = report.projectId ?? '';
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
-    `  <testsuite name="${xml(suite)}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(([name, { skip, failure }, ms]) => {
-      const [type, text] = (failure ?? []).map(xml);
-      const inner = failure
-        ? `<failure type="${type}" message="${text}">${text}</failure>`
-        : skip && `<skipped message="${xml(skip)}"/>`;
-      const head = `    <testcase classname="neon-operations-wait" name="${xml(name)}" time="${seconds(ms ?? 0)}"`;
-      return inner ? `${head}>\n      ${inner}\n    </testcase>` : `${head}/>`;
+    `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
+    ...cases.map(({ name, ms, outcome: [kind, message = '', type, detail] }) => {
+      const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
+      if (!kind) return `${head}/>`;
+      // The detail may be the API's text: cut.
+      const body = detail ? `>${xml(truncate(redact(detail), 4000))}</${kind}>` : '/>';
+      const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
+      return `${head}>\n      <${kind}${attrs}${body}\n    </testcase>`;
     }),
     '  </testsuite>\n</testsuites>\n'
   ].join('\n');
 }
 
-function testCaseOf(report: Report, op: Operation): TestCase {
+function testCaseOf(report: Report, op: Operation): Outcome {
   const status = op.status ?? 'not seen';
   const outcome = outcomeOf(status);
-  if (outcome === 'skipped') return { skip: 'skipped by the control plane' };
-  if (outcome === 'passed') return {};
-  if (outcome === 'failed') {
-    const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
-    return { failure: [status, `${status}${failures}: ${op.error ?? 'no error text'}`] };
-  }
-  if (!report.waited) return { skip: `not awaited (--no-wait); it was ${status}` };
-  if (report.timedOut) {
-    const text = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
-    return { failure: ['timeout', text] };
-  }
-  return { failure: [report.status, `${status} when the wait ended: ${report.failure ?? ''}`] };
+  if (outcome === 'skipped') return ['skipped', 'skipped by the control plane'];
+  if (outcome === 'passed') return [];
+  const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
+  const own = `operation ${op.id}: ${op.error ?? 'no error text'}`;
+  if (outcome === 'failed') return ['failure', `${status}${failures}`, status, own];
+  if (!report.waited) return ['skipped', `not awaited (--no-wait); it was ${status}`];
+  // Still open: at the deadline it is what timed out; else another's ending cut it short.
+  const deadline = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
+  if (report.timedOut) return ['failure', 'timed out', WAIT_STATUS.timeout, deadline];
+  return ['skipped', `still ${status} when the wait ended (${report.status})`];
+}
+
+/** From created_at to updated_at once it ended, else to the end of the wait. */
+function wallTime(op: Operation, end: number): number {
+  const open = outcomeOf(op.status ?? '') === 'open';
+  return (open ? end : Date.parse(op.updated_at)) - Date.parse(op.created_at);
 }
 
 const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);

@@ -1,16 +1,18 @@
 // `neon-operations-wait`: the action's engine as a command. Flags are the action's inputs; progress
 // goes to stderr, the result alone to stdout, and the exit code says how it ended.
-import { readFileSync, writeFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
-import { flagOf, type Input, INPUTS } from '../inputs.js';
+import { flagOf, input, type Input, INPUTS } from '../inputs.js';
 import { OUTPUTS } from '../outputs.js';
 import { renderSummary } from '../report/summary.js';
 import { type InputReader, readSettings } from '../settings.js';
-import { InputError, type Naming } from '../util/errors.js';
+import { parseDuration } from '../util/duration.js';
+import { CancelledError, InputError, type Naming } from '../util/errors.js';
 import { redact } from '../util/redact.js';
 import { ACTION_VERSION } from '../version.js';
 import { exitCode, resultText } from './exit.js';
+import { prepareReportFile, readInput, writeReport } from './files.js';
 import { renderJunit } from './junit.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
@@ -56,7 +58,8 @@ export const HELP = [
   '  0    succeeded (finished, skipped, idle, or --no-wait)',
   '  1    an awaited operation or the database did not succeed',
   '  2    usage or input error: no request sent, but for one GET /projects when',
-  '       --project-id is not given and the key sees no project or several',
+  '       --project-id is not given and the key sees no project or several; or a',
+  '       report file not written',
   '  3    API error: key refused, project not found, or at the deadline the API',
   '       failing since the first half of the wait',
   '  124  the deadline passed before the operations (or the database) were ready',
@@ -85,44 +88,57 @@ export const cliNaming: Naming = (name) => {
 };
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
-function inputsOf(flags: Flags, { env, stdin }: Io): InputReader {
+async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<InputReader> {
   const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
   const wrong = (name: string, words: (flag: string) => string) =>
     new InputError(name, (named) => words(named(name)));
+  // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
+  // --timeout is wrong (the settings say so next), the longest when it is too long.
+  const { default: longest, max } = input('timeout');
+  const timeoutMs = Math.min(parseDuration(text('timeout')) ?? parseDuration(longest!)!, max!);
+  const reading = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   /**
    * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not
    * turn a wait for its operations into a wait for an idle project.
    */
-  const file = (name: string, path: string): string => {
+  const file = async (name: string, path: string): Promise<string> => {
+    const where = path === '-' ? 'stdin' : path;
     let content: string;
     try {
-      content = path && (path === '-' ? stdin() : readFileSync(path, 'utf8'));
+      content = path && (await readInput(path, name, reading, stdin));
     } catch (error) {
-      throw wrong(name, (flag) => `${flag} could not be read: ${(error as Error).message}`);
+      if (signal.aborted) throw new CancelledError();
+      if (error instanceof InputError) throw error;
+      const why = reading.aborted ? 'nothing came before the --timeout' : (error as Error).message;
+      throw wrong(name, (flag) => `${flag}: ${where} could not be read: ${why}`);
     }
-    if (path && !content.trim())
-      throw wrong(name, (flag) => `${flag}: ${path === '-' ? 'stdin' : path} is empty.`);
+    if (path && !content.trim()) throw wrong(name, (flag) => `${flag}: ${where} is empty.`);
     return content;
   };
-  const urlEnv = text('database-url-env');
-  if (urlEnv && !env[urlEnv])
-    throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is not set.`);
   const values: Record<string, string> = {};
   for (const row of FLAGS) {
-    const value = flags[flagOf(row)] || (row.env && env[row.env]);
+    const given = flags[flagOf(row)];
+    // Given empty (a failed `$(…)`), a flag must not widen the wait: `--operation-id ""` would
+    // wait for an idle project, `--database-url ""` skip the check. Before the variable's turn.
+    if ([given].flat().some((v) => typeof v === 'string' && !v.replace(/[\s,]+/g, '')))
+      throw wrong(row.name, (flag) => `${flag} is empty.`);
+    const value = given || (row.env && env[row.env]);
     values[row.name] = Array.isArray(value) ? value.join(',') : String(value ?? '');
   }
+  const urlEnv = values.database_url_env as string;
+  if (urlEnv && !env[urlEnv])
+    throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
+  for (const name of ['summary_file', 'junit'])
+    if (values[name]) prepareReportFile(values[name], name);
   const ops = values.operations as string;
-  if (flags.operations !== undefined && !ops.trim())
-    throw wrong('operations', (flag) => `${flag} is empty.`);
   Object.assign(values, {
-    operations: /^[-@]/.test(ops) ? file('operations', ops.slice(1) || '-') : ops,
+    operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
     database_url:
       text('database-url') ||
-      file('database_url_file', text('database-url-file')) ||
+      (await file('database_url_file', text('database-url-file'))) ||
       env[urlEnv] ||
       '',
     // The recent operations are fetched only for a report that shows them.
@@ -136,12 +152,14 @@ export interface Io {
   stdout: Pick<Stream, 'write'>;
   stderr: Stream;
   env: NodeJS.ProcessEnv;
+  /** Aborted by the first SIGINT or SIGTERM. */
   signal: AbortSignal;
-  /** All of stdin (`--operations -`). */
-  stdin: () => string;
+  /** Called once the report files are being written: a signal from then on stops that (a FIFO may have no reader). */
+  writing: () => AbortSignal;
+  /** `--operations -` */
+  stdin: Readable;
 }
 
-/** The command: arguments in, the exit code out. Nothing happens on import. */
 /**
  * parseArgs' message, but a stray argument is named by its position, never quoted: a secret lands
  * there when a value follows a flag that takes none (`--json "$NEON_API_KEY"`).
@@ -178,9 +196,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const terminal = new Terminal(io.stderr, startedAt);
   const deps = { log: terminal, signal: io.signal, onCheck: terminal.onCheck, named: cliNaming };
   let style: ProgressStyle = 'plain';
-  const read = () => {
+  const read = async () => {
     if (usage) throw new InputError('', () => usage as string);
-    const input = inputsOf(flags, io);
+    const input = await inputsOf(flags, io);
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(input, () => undefined);
     style = progressStyle(flags.quiet ? 'none' : input('progress'), io.env, io.stderr.isTTY);
@@ -197,18 +215,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
   });
 
+  const writing = io.writing();
+  let unwritten = 0; // as tee and cp do, a file not written makes the run fail
   for (const [path, render] of [
     [flags['summary-file'], renderSummary],
     [flags.junit, renderJunit]
   ] as const) {
     if (typeof path !== 'string') continue;
+    const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
     try {
-      writeFileSync(path, redact(render(report)));
+      await writeReport(path, redact(render(report)), writing, onWait);
     } catch (error) {
-      terminal.warning(`Could not write ${path}: ${(error as Error).message}`);
+      unwritten++;
+      terminal.error(`could not write ${path}: ${(error as Error).message}`);
     }
   }
   if (report.failure) terminal.error(report.failure);
-  io.stdout.write(resultText(report, Boolean(flags.json)));
-  return exitCode(report);
+  const code = writing.aborted ? 130 : exitCode(report) || (unwritten && 2);
+  io.stdout.write(resultText(report, Boolean(flags.json), code));
+  return code;
 }

@@ -44,6 +44,8 @@ export class NeonClient {
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
+  /** When the first request was sent, until an answer came (0): a host that never answers is tried 30 s. */
+  private unanswered?: number;
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -109,6 +111,7 @@ export class NeonClient {
       if (now >= deadline) throw new DeadlineError(lastError, lastTryAt, undefined, firstTryAt);
       lastTryAt = now;
       firstTryAt ??= now;
+      this.unanswered ??= now;
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
@@ -123,6 +126,10 @@ export class NeonClient {
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
+        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000) {
+          const { host } = new URL(this.options.baseUrl);
+          throw new ApiError(`The API host ${host} never answered (${lastError}).`, 0);
+        }
         this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
@@ -154,6 +161,7 @@ export class NeonClient {
       throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
     });
 
+    this.unanswered = 0;
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
     const { status } = response;

@@ -6,12 +6,14 @@ import { redact } from './redact.js';
  * message and no stack.
  */
 export function start(
-  work: (signal: AbortSignal) => Promise<unknown>,
+  work: (signal: AbortSignal, next: () => AbortSignal) => Promise<unknown>,
   fail: (message: string) => void
 ): void {
-  const controller = new AbortController();
+  let controller = new AbortController();
   for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
-  work(controller.signal).catch((error: unknown) =>
-    fail(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`)
+  // `next()`: from then on, a signal aborts a fresh signal (the command's second stage).
+  work(controller.signal, () => (controller = new AbortController()).signal).catch(
+    (error: unknown) =>
+      fail(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`)
   );
 }

@@ -1,0 +1,162 @@
+import { describe, expect, it } from '@jest/globals';
+import { renderJunit } from '../src/cli/junit.js';
+import type { Operation } from '../src/neon/operation.js';
+import { inputErrorReport, type Report } from '../src/report/model.js';
+import { readJunit } from './helpers/junit.js';
+
+const T0 = Date.parse('2026-11-26T10:00:00Z');
+const PROJECT = 'spring-example-302709';
+const at = (ms: number): string => new Date(T0 + ms).toISOString();
+
+function op(n: number, action: string, status: string, fields: Partial<Operation> = {}): Operation {
+  return {
+    id: `0000000${n}-0000-4000-8000-000000000000`,
+    project_id: PROJECT,
+    branch_id: 'br-wispy-meadow-118737',
+    action,
+    status,
+    failures_count: 0,
+    created_at: at(0),
+    updated_at: at(2000),
+    total_duration_ms: 270,
+    ...fields
+  };
+}
+
+function report(operations: Operation[], fields: Partial<Report> = {}): Report {
+  return {
+    kind: 'operations',
+    projectId: PROJECT,
+    status: 'finished',
+    timedOut: false,
+    operations,
+    startedAt: T0 + 500,
+    finishedAt: T0 + 9000,
+    waited: true,
+    timeoutMs: 600_000,
+    requests: 3,
+    ...fields
+  };
+}
+
+describe('the JUnit file, as a JUnit reader reads it', () => {
+  it('fails each operation that failed with its own text; those cut short are skipped with their own reason', async () => {
+    const ops = [
+      op(1, 'start_compute', 'error', { failures_count: 3, error: 'quota exceeded' }),
+      op(2, 'apply_config', 'cancelled', { error: 'cancelled by the user', endpoint_id: 'ep-a' }),
+      op(3, 'create_branch', 'running', { updated_at: at(1000) }),
+      op(4, 'suspend_compute', 'scheduling'),
+      op(5, 'create_timeline', 'finished')
+    ];
+    const failure =
+      'Operation(s) did not succeed: start_compute … quota exceeded; apply_config … cancelled';
+    const junit = await readJunit(renderJunit(report(ops, { status: 'error', failure })));
+    expect(junit).toMatchObject({ tests: 5, failures: 2, errors: 0 });
+    expect(junit.cases).toEqual([
+      {
+        classname: `neon-operations-wait.${PROJECT}`,
+        name: 'start_compute br-wispy-meadow-118737',
+        time: 2,
+        outcome: 'failure',
+        type: 'error',
+        message: 'error (failures_count 3)',
+        body: `operation ${ops[0]?.id}: quota exceeded`
+      },
+      expect.objectContaining({
+        name: 'apply_config br-wispy-meadow-118737 ep-a',
+        outcome: 'failure',
+        body: `operation ${ops[1]?.id}: cancelled by the user`
+      }),
+      // Wall time to the end of the wait, not the API's total_duration_ms; nobody else's text.
+      expect.objectContaining({
+        time: 9,
+        outcome: 'skipped',
+        message: 'still running when the wait ended (error)'
+      }),
+      expect.objectContaining({
+        outcome: 'skipped',
+        message: 'still scheduling when the wait ended (error)'
+      }),
+      expect.objectContaining({
+        name: 'create_timeline br-wispy-meadow-118737',
+        outcome: 'passed',
+        time: 2
+      })
+    ]);
+    expect(junit.suite).toBe(`Neon operations of project ${PROJECT}`);
+    const text = JSON.stringify(junit.cases.slice(2));
+    expect(text).not.toContain('quota');
+    expect(text).not.toContain('cancelled by');
+  });
+
+  it('at a timeout, fails what was still open as timed out', async () => {
+    const junit = await readJunit(
+      renderJunit(
+        report([op(1, 'create_branch', 'running')], {
+          status: 'timeout',
+          timedOut: true,
+          timeoutMs: 2000
+        })
+      )
+    );
+    expect(junit.cases).toEqual([
+      expect.objectContaining({
+        outcome: 'failure',
+        type: 'timeout',
+        message: 'timed out',
+        body: 'still running at the deadline (timeout 2s)'
+      })
+    ]);
+  });
+
+  it('an input or API error, or an interruption, is an error case, never an empty suite', async () => {
+    const input = await readJunit(
+      renderJunit(inputErrorReport('--operation-id is empty.', T0, T0 + 5))
+    );
+    expect(input).toMatchObject({ tests: 1, errors: 1 });
+    expect(input.cases).toEqual([
+      {
+        classname: 'neon-operations-wait',
+        name: 'wait',
+        time: 0,
+        outcome: 'error',
+        type: 'input_error',
+        message: 'input error',
+        body: '--operation-id is empty.'
+      }
+    ]);
+    const api = await readJunit(
+      renderJunit(
+        report([op(1, 'create_branch', 'running')], {
+          status: 'api_error',
+          failure: 'The API refused the key (HTTP 401)'
+        })
+      )
+    );
+    expect(api.cases.map((c) => [c.outcome, c.type ?? c.message])).toEqual([
+      ['skipped', 'still running when the wait ended (api_error)'],
+      ['error', 'api_error']
+    ]);
+  });
+
+  it('bounds text from the API, written once: a 3 MB error gives a small file', async () => {
+    const error = `boom ${'x'.repeat(3_000_000)}`;
+    const xml = renderJunit(
+      report([op(1, 'start_compute', 'error', { error })], { status: 'error' })
+    );
+    expect(xml.length).toBeLessThan(6000);
+    const [testcase] = (await readJunit(xml)).cases;
+    expect(testcase?.body?.length).toBeLessThanOrEqual(4000);
+    expect(testcase?.message).toBe('error');
+  });
+
+  it('tells apart two cases of the same name in one run', async () => {
+    const junit = await readJunit(
+      renderJunit(report([op(1, 'start_compute', 'finished'), op(2, 'start_compute', 'finished')]))
+    );
+    expect(junit.cases.map((c) => c.name)).toEqual([
+      'start_compute br-wispy-meadow-118737',
+      'start_compute br-wispy-meadow-118737 #2'
+    ]);
+  });
+});

@@ -1,0 +1,84 @@
+// The files the command reads and writes, never blocking the process: a stdin that never closes, a
+// FIFO without a writer or a reader, ends at the deadline or a signal.
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync } from 'node:fs';
+import { openSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InputError } from '../util/errors.js';
+
+/**
+ * A file, or stdin for `-`, whole but at most 4 MiB (far more than a response that starts work),
+ * until `signal`. A FIFO is opened without blocking and polled: its end counts once a writer wrote.
+ */
+export async function readInput(path: string, name: string, signal: AbortSignal, stdin: Readable) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const add = (chunk: Buffer): void => {
+    if ((size += chunk.length) > 4 * 1024 * 1024)
+      throw new InputError(
+        name,
+        (named) => `${named(name)}: ${path === '-' ? 'stdin' : path} holds more than 4 MiB.`
+      );
+    chunks.push(chunk);
+  };
+  if (path === '-') for await (const chunk of addAbortSignal(signal, stdin)) add(chunk as Buffer);
+  else {
+    const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const fifo = (await file.stat()).isFIFO();
+      for (let buffer = Buffer.alloc(65_536); ; buffer = Buffer.alloc(65_536)) {
+        const read = await file.read(buffer).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'EAGAIN') return { bytesRead: -1 }; // a writer, nothing written yet
+          throw error;
+        });
+        if (read.bytesRead > 0) add(buffer.subarray(0, read.bytesRead));
+        else if (read.bytesRead === 0 && (!fifo || size)) break;
+        else await sleep(50, undefined, { signal });
+      }
+    } finally {
+      await file.close();
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Before any request: the file's folders are made, and a path that cannot be written is an input error. */
+export function prepareReportFile(path: string, name: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new Error('it is a folder');
+    accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
+  } catch (error) {
+    const why = (error as Error).message;
+    throw new InputError(name, (named) => `${named(name)}: ${path} cannot be written: ${why}`);
+  }
+}
+
+/**
+ * A report file, until `stop` (a signal): a FIFO is opened without blocking, tried again while it
+ * has no reader (`note` says so once), and written through the event loop.
+ */
+export async function writeReport(path: string, text: string, stop: AbortSignal, note: () => void) {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
+  for (let tries = 0; ; tries++) {
+    let fd: number;
+    try {
+      fd = openSync(path, flags, 0o666);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error; // ENXIO: no reader yet
+      if (!tries) note();
+      await sleep(100, undefined, { signal: stop });
+      continue;
+    }
+    if (fstatSync(fd).isFIFO())
+      return finished(
+        addAbortSignal(stop, new Socket({ fd, readable: false, writable: true })).end(text)
+      );
+    closeSync(fd);
+    return writeFileSync(path, text);
+  }
+}
