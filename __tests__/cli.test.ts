@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { exitCode, resultText } from '../src/cli/exit.js';
+import { exitCode, resultText, usageError } from '../src/cli/main.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
-import { usageError } from '../src/cli/main.js';
 import type { Operation } from '../src/neon/operation.js';
 import { inputErrorReport, type Report } from '../src/report/model.js';
 import { clearSecrets, registerSecret } from '../src/util/redact.js';
@@ -155,7 +154,7 @@ describe('progress styles', () => {
     expect(progressStyle('live', { CI: 'true' }, false)).toBe('live');
     expect(progressStyle('none', {}, true)).toBe('none');
     expect(() => progressStyle('fancy', {}, true)).toThrow(
-      "input 'progress' must be auto, live, plain or none; got 'fancy'."
+      "Input 'progress' must be auto, live, plain or none; got 'fancy'."
     );
   });
 });

@@ -49,16 +49,15 @@ export async function runStep<S extends EngineSettings>(
   try {
     settings = await read();
   } catch (error) {
-    // A signal while reading (a stdin that never ends) ends it too, as an interruption.
-    if (error instanceof CancelledError)
-      return {
-        report: {
-          ...inputErrorReport(error.message, startedAt, Date.now()),
-          status: WAIT_STATUS.aborted
-        }
-      };
-    if (!(error instanceof InputError)) throw error;
-    return { report: inputErrorReport(error.words(named), startedAt, Date.now()) };
+    // A signal while reading (a stdin that never ends) ends there too, as an interruption.
+    const cancelled = error instanceof CancelledError;
+    if (!cancelled && !(error instanceof InputError)) throw error;
+    const report = inputErrorReport(
+      cancelled ? error.message : error.words(named),
+      startedAt,
+      Date.now()
+    );
+    return { report: cancelled ? { ...report, status: WAIT_STATUS.aborted } : report };
   }
   return { report: await engine(settings), settings };
 }

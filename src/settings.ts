@@ -105,7 +105,12 @@ export const boolOrNot = (input: InputReader, name: string): boolean | undefined
   BOOL.get(input(name).trim());
 
 /** The value as `parse` reads it, or `fallback` when unset; else an error giving the form. */
-function check<T>(field: Field, fallback: T, parse: (v: string) => T | undefined, form: string): T {
+export function check<T>(
+  field: Field,
+  fallback: T,
+  parse: (v: string) => T | undefined,
+  form: string
+): T {
   const parsed = field.value === '' ? fallback : parse(field.value);
   if (parsed !== undefined || field.value === '') return parsed as T;
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);

@@ -8,42 +8,57 @@ import { dirname } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InputError } from '../util/errors.js';
+import { CancelledError, InputError } from '../util/errors.js';
 
 /**
- * A file, or stdin for `-`, whole but at most 4 MiB (far more than a response that starts work),
- * until `signal`. A FIFO is opened without blocking and polled: its end counts once a writer wrote.
+ * The file that input `name` names, or stdin for `-`: whole, at most 4 MiB (far more than a
+ * response that starts work), and not empty (a failed `curl … |` must not turn a wait for its
+ * operations into a wait for an idle project). Until `signal`, or `timeoutMs` without an end: a FIFO
+ * is opened without blocking and polled, and its end counts once a writer wrote.
  */
-export async function readInput(path: string, name: string, signal: AbortSignal, stdin: Readable) {
+export async function readInput(
+  name: string,
+  path: string,
+  { signal, timeoutMs, stdin }: { signal: AbortSignal; timeoutMs: number; stdin: Readable }
+): Promise<string> {
+  const where = path === '-' ? 'stdin' : path;
+  const wrong = (why: string) => new InputError(name, (named) => `${named(name)}: ${where} ${why}`);
+  const reading = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   const chunks: Buffer[] = [];
   let size = 0;
   const add = (chunk: Buffer): void => {
-    if ((size += chunk.length) > 4 * 1024 * 1024)
-      throw new InputError(
-        name,
-        (named) => `${named(name)}: ${path === '-' ? 'stdin' : path} holds more than 4 MiB.`
-      );
+    if ((size += chunk.length) > 4 * 1024 * 1024) throw wrong('holds more than 4 MiB.');
     chunks.push(chunk);
   };
-  if (path === '-') for await (const chunk of addAbortSignal(signal, stdin)) add(chunk as Buffer);
-  else {
-    const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const fifo = (await file.stat()).isFIFO();
-      for (let buffer = Buffer.alloc(65_536); ; buffer = Buffer.alloc(65_536)) {
-        const read = await file.read(buffer).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'EAGAIN') return { bytesRead: -1 }; // a writer, nothing written yet
-          throw error;
-        });
-        if (read.bytesRead > 0) add(buffer.subarray(0, read.bytesRead));
-        else if (read.bytesRead === 0 && (!fifo || size)) break;
-        else await sleep(50, undefined, { signal });
+  try {
+    if (path === '-')
+      for await (const chunk of addAbortSignal(reading, stdin)) add(chunk as Buffer);
+    else {
+      const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        const fifo = (await file.stat()).isFIFO();
+        for (let buffer = Buffer.alloc(65_536); ; buffer = Buffer.alloc(65_536)) {
+          const read = await file.read(buffer).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'EAGAIN') return { bytesRead: -1 }; // a writer, nothing written yet
+            throw error;
+          });
+          if (read.bytesRead > 0) add(buffer.subarray(0, read.bytesRead));
+          else if (read.bytesRead === 0 && (!fifo || size)) break;
+          else await sleep(50, undefined, { signal: reading });
+        }
+      } finally {
+        await file.close();
       }
-    } finally {
-      await file.close();
     }
+  } catch (error) {
+    if (signal.aborted) throw new CancelledError();
+    if (error instanceof InputError) throw error;
+    const why = reading.aborted ? 'nothing came before the --timeout' : (error as Error).message;
+    throw wrong(`could not be read: ${why}`);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) throw wrong('is empty.');
+  return text;
 }
 
 /** Before any request: the file's folders are made, and a path that cannot be written is an input error. */
@@ -53,8 +68,8 @@ export function prepareReportFile(path: string, name: string): void {
     if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new Error('it is a folder');
     accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
   } catch (error) {
-    const why = (error as Error).message;
-    throw new InputError(name, (named) => `${named(name)}: ${path} cannot be written: ${why}`);
+    const why = `${path} cannot be written: ${(error as Error).message}`;
+    throw new InputError(name, (named) => `${named(name)}: ${why}`);
   }
 }
 

@@ -4,14 +4,16 @@ import type { Readable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
 import { flagOf, input, type Input, INPUTS } from '../inputs.js';
-import { OUTPUTS } from '../outputs.js';
+import { OUTPUTS, resultFields, resultJson } from '../outputs.js';
+import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
 import { type InputReader, readSettings } from '../settings.js';
-import { parseDuration } from '../util/duration.js';
-import { CancelledError, InputError, type Naming } from '../util/errors.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { InputError, type Naming } from '../util/errors.js';
 import { redact } from '../util/redact.js';
+import { oneLine } from '../util/text.js';
 import { ACTION_VERSION } from '../version.js';
-import { exitCode, resultText } from './exit.js';
+import { WAIT_STATUS } from '../wait/status.js';
 import { prepareReportFile, readInput, writeReport } from './files.js';
 import { renderJunit } from './junit.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
@@ -42,10 +44,7 @@ export const HELP = [
   ...FLAGS.map((row) => entry(flagUsage(row), flagText(row))),
   entry(
     '(--json fields)',
-    [
-      ...OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])),
-      'exit_code, message, last_api_error'
-    ].join(', ')
+    `${OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])).join(', ')}, exit_code, message, last_api_error`
   ),
   '',
   'Environment:',
@@ -89,32 +88,8 @@ export const cliNaming: Naming = (name) => {
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
 async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<InputReader> {
-  const text = (flag: string): string => (flags[flag] as string | undefined) ?? '';
   const wrong = (name: string, words: (flag: string) => string) =>
     new InputError(name, (named) => words(named(name)));
-  // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
-  // --timeout is wrong (the settings say so next), the longest when it is too long.
-  const { default: longest, max } = input('timeout');
-  const timeoutMs = Math.min(parseDuration(text('timeout')) ?? parseDuration(longest!)!, max!);
-  const reading = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-  /**
-   * The file named by a flag, or stdin for `-`. Empty is an error: a failed `curl … |` must not
-   * turn a wait for its operations into a wait for an idle project.
-   */
-  const file = async (name: string, path: string): Promise<string> => {
-    const where = path === '-' ? 'stdin' : path;
-    let content: string;
-    try {
-      content = path && (await readInput(path, name, reading, stdin));
-    } catch (error) {
-      if (signal.aborted) throw new CancelledError();
-      if (error instanceof InputError) throw error;
-      const why = reading.aborted ? 'nothing came before the --timeout' : (error as Error).message;
-      throw wrong(name, (flag) => `${flag}: ${where} could not be read: ${why}`);
-    }
-    if (path && !content.trim()) throw wrong(name, (flag) => `${flag}: ${where} is empty.`);
-    return content;
-  };
   const values: Record<string, string> = {};
   for (const row of FLAGS) {
     const given = flags[flagOf(row)];
@@ -132,19 +107,43 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
   for (const name of ['summary_file', 'junit'])
     if (values[name]) prepareReportFile(values[name], name);
+  // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
+  // --timeout is wrong (the settings say so next), the longest when it is too long.
+  const { default: longest, max } = input('timeout');
+  const timeoutMs = Math.min(parseDuration(values.timeout!) ?? parseDuration(longest!)!, max!);
+  const file = async (name: string, path = values[name]!) =>
+    path && readInput(name, path, { signal, timeoutMs, stdin });
   const ops = values.operations as string;
   Object.assign(values, {
     operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
-    database_url:
-      text('database-url') ||
-      (await file('database_url_file', text('database-url-file'))) ||
-      env[urlEnv] ||
-      '',
+    database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   });
   return (name) => values[name] ?? '';
+}
+
+/** The exit code a script branches on (the help and docs/cli.md list them). */
+export function exitCode(report: Report): number {
+  if (report.status === WAIT_STATUS.inputError) return 2;
+  if (report.status === WAIT_STATUS.apiError) return 3;
+  if (report.status === WAIT_STATUS.aborted) return 130;
+  if (report.timedOut) return apiDown(report) ? 3 : 124;
+  return report.failure ? 1 : 0;
+}
+
+/** After a timeout, exit 3 when the failing request went unanswered since the wait's first half. */
+const apiDown = ({ failingSince, startedAt, timeoutMs }: Report): boolean =>
+  failingSince !== undefined && failingSince - startedAt <= timeoutMs / 2;
+
+/** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
+export function resultText(report: Report, json: boolean, code = exitCode(report)): string {
+  const elapsed = formatDuration(report.finishedAt - report.startedAt);
+  const message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
+  const more = { exit_code: code, message, last_api_error: report.lastError ?? null };
+  const text = json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000);
+  return `${redact(text)}\n`;
 }
 
 /** Where the command reads and writes: the process's own, or a test's. */
@@ -169,12 +168,9 @@ export function usageError(error: unknown, args: string[], options = OPTIONS): s
   if (code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `${message} (see --help).`;
   const { tokens } = parseArgs({ args, options, strict: false, tokens: true });
   const at = tokens.findIndex((token) => token.kind === 'positional');
-  const [flag, stray] = [tokens[at - 1], tokens[at] as { index: number }];
+  const flag = tokens[at - 1];
   const hint = flag?.kind === 'option' && !flag.value ? `, and ${flag.rawName} takes no value` : '';
-  return (
-    `Argument ${stray.index + 1} is not an option (its value is not shown)${hint}: ` +
-    'this command takes options only (see --help).'
-  );
+  return `Argument ${tokens[at]!.index + 1} is not an option (its value is not shown)${hint}: this command takes options only (see --help).`;
 }
 
 /** The command: arguments in, the exit code out. Nothing happens on import. */

@@ -1,5 +1,5 @@
 import type { Operation } from '../neon/operation.js';
-import { InputError } from '../util/errors.js';
+import { check } from '../settings.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
@@ -19,18 +19,10 @@ const CI =
   /^(CI|GITLAB_CI|CIRCLECI|BUILDKITE|GITHUB_ACTIONS|JENKINS_URL|BUILD_ID|TF_BUILD|TEAMCITY_VERSION)$/;
 
 /** `--progress` (else its variable; `--quiet` is none); auto: live on a terminal, unless dumb or CI. */
-export function progressStyle(
-  style: string,
-  env: NodeJS.ProcessEnv,
-  isTTY?: boolean
-): ProgressStyle {
-  if (!/^(auto|live|plain|none|)$/.test(style))
-    throw new InputError(
-      'progress',
-      (named) =>
-        `${named('progress')} must be auto, live, plain or none; got '${style.slice(0, 40)}'.`
-    );
-  if (style && style !== 'auto') return style as ProgressStyle;
+export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boolean) {
+  const valid = (v: string) => /^(auto|live|plain|none)$/.exec(v)?.[0];
+  const style = check({ name: 'progress', value }, 'auto', valid, 'auto, live, plain or none');
+  if (style !== 'auto') return style as ProgressStyle;
   const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
   return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';
 }
