@@ -114,7 +114,8 @@ export function modeFor(
 
   const modes: Record<WaitKind, Omit<WaitMode, 'newestPage'>> = {
     /**
-     * The ids given. One open operation is fetched by id; several are refreshed with List requests,
+     * The ids given. One open operation is fetched by id (listed on the first check, whose page
+     * brings the project's history with it); several are refreshed with List requests,
      * newest first, only as deep as the oldest open one (a page holds up to 1,000), so 3,000 awaited
      * operations cost a few requests per check. Ids no page holds are fetched by id from then on.
      */
@@ -125,11 +126,13 @@ export function modeFor(
         const open = tracker.openIds(failFast);
         let byId = open;
         const listable = open.filter((id) => !offPage.has(id));
-        if (listable.length >= 2) {
+        const first = checks++ === 0;
+        if (listable.length >= 2 || (first && listable.length === 1)) {
           const wanted = new Set(listable);
           const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
           const oldest = tracker.oldestOpen(failFast);
-          const maxPages = Math.ceil(listable.length / limit) + SPARE_PAGES;
+          const maxPages =
+            listable.length > 1 ? Math.ceil(listable.length / limit) + SPARE_PAGES : 1;
           for await (const operations of list(deadline, limit, maxPages)) {
             for (const op of operations) {
               if (!tracker.has(op.id)) continue;

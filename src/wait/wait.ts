@@ -10,8 +10,9 @@ import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
 import { type JobMark, kindFor, modeFor, type WaitKind, type WaitSettings } from './mode.js';
-import { Pace, pollDelay } from './schedule.js';
-import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
+import { learnedDelay, learnHistory, type Survival } from './history.js';
+import { EARLY_DELAYS_MS, ladder, Pace, pollDelay } from './schedule.js';
+import { isInProgress, type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
@@ -98,25 +99,53 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 
     const pace = new Pace();
     let checkedAt = startedAt;
+    let history: Map<string, Survival> | undefined;
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
       checksDone++;
       result.newestPage = mode.newestPage();
+      history ??= learnHistory(result.newestPage?.operations ?? []);
       pace.update(deps.client.throttled);
       return settings.wait ? mode.verdict() : 'success';
     };
+    // The next check is the earliest any open operation needs: by its kind's history, else the ladder.
+    const base = (checks: number): number =>
+      Math.min(
+        settings.intervalMs,
+        ...tracker
+          .openOperations(settings.failFast)
+          .map(
+            (op) =>
+              (history && learnedDelay(history, op, clock.now(), settings.intervalMs)) ??
+              ladder(checks, settings.intervalMs)
+          )
+      );
     const delay = (checks: number): number => {
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
       let ms =
         deps.schedule?.(checks) ??
-        pollDelay(checks, settings.intervalMs, deps.random) * pace.factor;
+        pollDelay(checks, settings.intervalMs, deps.random, base(checks)) * pace.factor;
       if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
-    const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
+    // A reply that started the work moments ago and says it runs needs no look at once.
+    const fresh = settings.givenOperations.map((op) => startedAt - Date.parse(op.created_at));
+    const firstDelay =
+      fresh.length &&
+      fresh.every((ms) => ms < 2000) &&
+      settings.givenOperations.every((op) => isInProgress(op.status))
+        ? EARLY_DELAYS_MS[0]
+        : 0;
+    const loop = await waitUntil(check, {
+      deadline,
+      delay,
+      firstDelay,
+      clock,
+      signal: deps.signal
+    });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());
