@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
 import { makeOperation, nextId } from './helpers/operations.js';
-import type { RecentOperations } from '../src/report/recent.js';
+import type { RecentOperations } from '../src/neon/recent.js';
 import type { Report } from '../src/report/model.js';
 import {
   COMMENT_LIMIT,

@@ -68,7 +68,7 @@ export function frontier(samples: readonly number[]): FrontierPoint[] {
   const survivalAt = Array.from({ length: n + 1 }, (_, j) => above(j * step) / sorted.length);
   const points: FrontierPoint[] = [];
   for (let cost = 5; cost < 60_000; cost *= 1.4) {
-    const next = checkPlan(survivalAt, step, cost, step, horizon);
+    const next = checkPlan(survivalAt, step, cost, [step, horizon]);
     const checks: number[] = [];
     for (let j = 0; j < n; j = next[j] as number) checks.push((next[j] as number) * step);
     let requests = 0;

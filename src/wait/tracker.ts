@@ -108,11 +108,6 @@ export class OperationTracker {
     return [...this.entries.keys()].filter((id) => this.judge(id, failFast) === 'pending');
   }
 
-  /** Open operations as last seen (undefined for one never seen). */
-  openOperations(failFast: boolean): Array<Operation | undefined> {
-    return this.openIds(failFast).map((id) => this.entries.get(id)?.op);
-  }
-
   verdict(failFast: boolean): Verdict {
     const verdicts = [...this.entries.keys()].map((id) => this.judge(id, failFast));
     return (['failure', 'pending'] as const).find((v) => verdicts.includes(v)) ?? 'success';

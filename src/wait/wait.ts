@@ -10,8 +10,8 @@ import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { markJobStart } from './job.js';
 import { type JobMark, kindFor, modeFor, type WaitKind, type WaitSettings } from './mode.js';
-import { learnedDelay, learnHistory, type Survival } from './history.js';
-import { EARLY_DELAYS_MS, ladder, Pace, pollDelay } from './schedule.js';
+import { learnHistory, nextCheckIn, type Survival } from './history.js';
+import { ladder, Pace, pollDelay } from './schedule.js';
 import { isInProgress, type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
@@ -99,53 +99,42 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 
     const pace = new Pace();
     let checkedAt = startedAt;
-    let history: Map<string, Survival> | undefined;
+    let history = new Map<string, Survival>();
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
       checksDone++;
       result.newestPage = mode.newestPage();
-      history ??= learnHistory(result.newestPage?.operations ?? []);
+      if (checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
       pace.update(deps.client.throttled);
       return settings.wait ? mode.verdict() : 'success';
     };
-    // The next check is the earliest any open operation needs: by its kind's history, else the ladder.
-    const base = (checks: number): number =>
-      Math.min(
-        settings.intervalMs,
-        ...tracker
-          .openOperations(settings.failFast)
-          .map(
-            (op) =>
-              (history && learnedDelay(history, op, clock.now(), settings.intervalMs)) ??
-              ladder(checks, settings.intervalMs)
-          )
-      );
     const delay = (checks: number): number => {
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
+      const open = new Set(tracker.openIds(settings.failFast));
+      const interval = settings.intervalMs;
+      const base = nextCheckIn(
+        history,
+        tracker.list().filter((op) => open.has(op.id)),
+        clock.now(),
+        interval,
+        ladder(checks, interval)
+      );
       let ms =
-        deps.schedule?.(checks) ??
-        pollDelay(checks, settings.intervalMs, deps.random, base(checks)) * pace.factor;
+        deps.schedule?.(checks) ?? pollDelay(checks, interval, deps.random, base) * pace.factor;
       if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
-    // A reply that started the work moments ago and says it runs needs no look at once.
-    const fresh = settings.givenOperations.map((op) => startedAt - Date.parse(op.created_at));
-    const firstDelay =
-      fresh.length &&
-      fresh.every((ms) => ms < 2000) &&
-      settings.givenOperations.every((op) => isInProgress(op.status))
-        ? EARLY_DELAYS_MS[0]
-        : 0;
-    const loop = await waitUntil(check, {
-      deadline,
-      delay,
-      firstDelay,
-      clock,
-      signal: deps.signal
-    });
+    // A reply that started the work moments ago and says it runs needs no look at once: the first
+    // comes after 1 s, as with @neon/sdk's waitFor, and brings the history.
+    const given = settings.givenOperations;
+    const fresh = (op: Operation) =>
+      isInProgress(op.status) && startedAt - Date.parse(op.created_at) < 2000;
+    const firstDelay = given.length > 0 && given.every(fresh) ? 1000 : 0;
+    const { signal } = deps;
+    const loop = await waitUntil(check, { deadline, delay, firstDelay, clock, signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());
