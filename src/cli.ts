@@ -31,7 +31,7 @@ What to wait for (operation ids, else the branch, else the project until idle):
 
 How:
   --timeout DURATION        give up after this long (default 10m, at most 6h)
-  --interval DURATION       time between checks after the first few (default 5s)
+  --interval DURATION       longest gap between checks (default 5s)
   --fail-fast               end at a 'failed' status, not wait for its retry
   --no-wait                 look once and report, whatever the status
   --api-host URL            default ${NEON_API_HOST}
