@@ -239,7 +239,11 @@ async function rateTable(): Promise<string> {
         limitMs: 60_000
       });
       const job = run.jobs[0] as JobResult;
-      const rate = (run.requests / (run.elapsedMs / 1000)).toFixed(2);
+      // A waiter that sends every request at once and stops has no rate: its count says more.
+      const rate =
+        run.elapsedMs < 1000
+          ? `${run.requests} requests`
+          : (run.requests / (run.elapsedMs / 1000)).toFixed(2);
       cells.push(
         job.ending === 'still waiting'
           ? rate
