@@ -8,9 +8,8 @@ export type Survival = ((ms: number) => number) & { outlasted: (ms: number) => b
 const tail = (z: number) => 1 / (1 + Math.exp(1.702 * z));
 
 /**
- * Per kind (`action`) with 5 or more past operations: `updated_at − created_at` of those finished
- * without failures (`total_duration_ms` is not wall time), as a kernel estimate in log time
- * (Silverman's bandwidth, widened by the timestamps' 1 s precision) blended with a broad prior.
+ * Per kind (`action`) with 5 or more past operations finished without failures: a kernel estimate
+ * of `updated_at − created_at` (`total_duration_ms` is not wall time) blended with a broad prior.
  */
 export function learnHistory(operations: readonly Operation[]): Map<string, Survival> {
   const byAction = new Map<string, number[]>();
@@ -36,9 +35,8 @@ export function learnHistory(operations: readonly Operation[]): Map<string, Surv
 }
 
 /**
- * Barlow, Hunter and Proschan's dynamic program on a grid `step` ms apart, from P(not done) at
- * each point (a look at point 0 found it running): `next[j]` is the point of the check after one
- * at `j`, each request priced at `costMs` of notice delay, gaps from `minGap` to `maxGap` ms.
+ * Barlow, Hunter and Proschan's dynamic program on P(not done) at points `step` ms apart: `next[j]`
+ * is the point of the check after one at `j`, a request priced at `costMs` of notice delay.
  */
 export function checkPlan(s: number[], step: number, costMs: number, [minGap, maxGap]: number[]) {
   const n = s.length - 1;
@@ -60,8 +58,7 @@ export function checkPlan(s: number[], step: number, costMs: number, [minGap, ma
 
 /**
  * Ms to the next check: the earliest any open operation needs by its kind's history (a request
- * worth 0.2 s), given how long it has run by the service's timestamps, at most `maxGap`; `ladderMs`
- * for one that history cannot speak for (too few of its kind, or past their p99).
+ * worth 0.2 s), at most `maxGap`; `ladderMs` for one history cannot speak for.
  */
 export function nextCheckIn(
   models: ReadonlyMap<string, Survival>,
