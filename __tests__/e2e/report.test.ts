@@ -118,6 +118,16 @@ describe('job summary', () => {
     expect(off.outputs.summary).toBe('');
   });
 
+  it('shares one List request between the wait and the summary when the first check ends the wait', async () => {
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op, ...history(5)]);
+    const run = await runAction(
+      inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '25' })
+    );
+    expect(run.summary).toContain('#### Recent operations');
+    expect(sim.requests.map((r) => r.query)).toEqual([{ limit: '100' }]);
+  });
+
   it('with branch_id pages with the cursor, filters, and stops on the short last page', async () => {
     const mine = history(3, { branch_id: 'br-mine' });
     sim = await simulate([...history(250), ...mine]);
