@@ -26,7 +26,8 @@ export interface LoopOutcome {
 
 /**
  * Checks at once (or after `firstDelay`), then on schedule, until a check is conclusive, the
- * deadline passes or the signal aborts. When the schedule would skip past the deadline, one last check goes shortly before it.
+ * deadline passes or the signal aborts. When the schedule would skip past the deadline, one last
+ * check goes shortly before it.
  */
 export async function waitUntil(
   check: () => Promise<Verdict>,

@@ -114,10 +114,10 @@ export function modeFor(
 
   const modes: Record<WaitKind, Omit<WaitMode, 'newestPage'>> = {
     /**
-     * The ids given. One open operation is fetched by id (listed on the first check, whose page
-     * brings the project's history with it); several are refreshed with List requests,
-     * newest first, only as deep as the oldest open one (a page holds up to 1,000), so 3,000 awaited
-     * operations cost a few requests per check. Ids no page holds are fetched by id from then on.
+     * The ids given. One open operation is fetched by id (after the first check); several are
+     * refreshed with List requests, newest first, only as deep as the oldest open one (a page holds
+     * up to 1,000), so 3,000 awaited operations cost a few requests per check. Ids no page holds are
+     * fetched by id from then on.
      */
     operations: {
       scope: `project ${projectId}`,
@@ -126,8 +126,8 @@ export function modeFor(
         const open = tracker.openIds(failFast);
         let byId = open;
         const listable = open.filter((id) => !offPage.has(id));
-        const first = checks++ === 0;
-        if (listable.length >= 2 || (first && listable.length === 1)) {
+        // The first check lists even for one: its page brings the project's history along.
+        if (listable.length > (checks++ === 0 ? 0 : 1)) {
           const wanted = new Set(listable);
           const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
           const oldest = tracker.oldestOpen(failFast);

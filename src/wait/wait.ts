@@ -114,15 +114,16 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
       const open = new Set(tracker.openIds(settings.failFast));
       const interval = settings.intervalMs;
-      const base = nextCheckIn(
-        history,
-        tracker.list().filter((op) => open.has(op.id)),
-        clock.now(),
-        interval,
-        ladder(checks, interval)
-      );
+      const base = () =>
+        nextCheckIn(
+          history,
+          tracker.list().filter((op) => open.has(op.id)),
+          clock.now(),
+          interval,
+          ladder(checks, interval)
+        );
       let ms =
-        deps.schedule?.(checks) ?? pollDelay(checks, interval, deps.random, base) * pace.factor;
+        deps.schedule?.(checks) ?? pollDelay(checks, interval, deps.random, base()) * pace.factor;
       if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
