@@ -113,17 +113,12 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
       const open = new Set(tracker.openIds(settings.failFast));
-      const interval = settings.intervalMs;
+      const ops = tracker.list().filter((op) => open.has(op.id));
+      const { intervalMs } = settings;
       const base = () =>
-        nextCheckIn(
-          history,
-          tracker.list().filter((op) => open.has(op.id)),
-          clock.now(),
-          interval,
-          ladder(checks, interval)
-        );
+        nextCheckIn(history, ops, clock.now(), intervalMs, ladder(checks, intervalMs));
       let ms =
-        deps.schedule?.(checks) ?? pollDelay(checks, interval, deps.random, base()) * pace.factor;
+        deps.schedule?.(checks) ?? pollDelay(checks, intervalMs, deps.random, base()) * pace.factor;
       if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
