@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { NeonClient, type OperationsPage } from '../src/neon/client.js';
 import type { Operation } from '../src/neon/operation.js';
-import { BRANCH_SCAN_PAGES, fetchRecentOperations } from '../src/report/recent.js';
+import { BRANCH_SCAN_PAGES, fetchRecentOperations } from '../src/neon/recent.js';
 import {
   DEFAULT_KEY,
   operation,

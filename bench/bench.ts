@@ -16,8 +16,10 @@ import {
   DEFAULT_KEY,
   operation,
   type OperationScript,
+  pastOperations,
   singleProject
 } from '../simulator/scenario.js';
+import { around, bestDelayAt, DIST_B, DIST_C, frontier, scaled } from './distributions.js';
 import { type Simulator, startSimulator } from '../simulator/server.js';
 import {
   actionPeer,
@@ -25,6 +27,7 @@ import {
   crowdOfOneAccount,
   type JobResult,
   type JobSpec,
+  type Peer,
   PEERS,
   runPeer
 } from './peers.js';
@@ -121,6 +124,101 @@ async function noticeTable(): Promise<string> {
   );
 }
 
+/** Trials per case of the learned schedule's table (the peers: a fifth, at least 30). */
+const DIST_TRIALS = Number(process.env.BENCH_DIST_TRIALS ?? 300);
+
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+};
+
+/**
+ * The study's distributions, the action with 0 to 100 past operations of the same kind in the
+ * project (drawn from the same lengths, or twice too slow or too fast), and the peers beside it;
+ * each row with the best mean delay any schedule could reach at its mean request count.
+ */
+async function learnedTable(): Promise<string> {
+  const histories: Array<[string, number, number]> = [
+    ['none', 0, 1],
+    ['5 past', 5, 1],
+    ['20 past', 20, 1],
+    ['100 past', 100, 1],
+    ['20 past, 2× slow', 20, 2],
+    ['20 past, 2× fast', 20, 0.5]
+  ];
+  const rows: string[][] = [];
+  for (const lengths of [DIST_B, DIST_C, around(10), around(30), around(120)]) {
+    const draw = prng(77);
+    // The waiter starts 0 to 300 ms after the operation was created, as in every trial.
+    const best = frontier(
+      Array.from({ length: 20_000 }, () => lengths.draw(draw) - Math.round(draw() * 300))
+    );
+    const cases: Array<[Peer, string, number, number]> = [
+      ...histories.map(([name, count, factor]): [Peer, string, number, number] => [
+        PEERS[0] as Peer,
+        name,
+        count,
+        factor
+      ]),
+      ...PEERS.slice(1).map((peer): [Peer, string, number, number] => [peer, '—', 0, 1])
+    ];
+    for (const [peer, historyName, count, factor] of cases) {
+      const trials = peer === PEERS[0] ? DIST_TRIALS : Math.max(30, Math.round(DIST_TRIALS / 5));
+      const noticed: number[] = [];
+      const requests: number[] = [];
+      for (let i = 0; i < trials; i++) {
+        const random = prng(100_000 + i);
+        const created = -Math.round(random() * 300);
+        const length = Math.round(lengths.draw(random));
+        const past = scaled(lengths, factor);
+        const run = await runPeer({
+          peer,
+          jobs: oneJob([
+            operation(PROJECT, 'create_branch', [
+              [created, 'running'],
+              [created + length, 'finished']
+            ])
+          ]),
+          others: pastOperations(
+            PROJECT,
+            'create_branch',
+            Array.from({ length: count }, () => past.draw(random))
+          ),
+          limitMs: FIFTEEN_MINUTES,
+          seed: i
+        });
+        const job = run.jobs[0] as JobResult;
+        if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
+        requests.push(run.requests);
+      }
+      const meanRequests = requests.reduce((a, b) => a + b, 0) / trials;
+      const mean = noticed.reduce((a, b) => a + b, 0) / noticed.length;
+      const optimum = bestDelayAt(best, meanRequests);
+      rows.push([
+        lengths.name,
+        peer.name,
+        historyName,
+        `${fmt(median(noticed))} / ${fmt(mean)} / ${fmt(quantile(noticed, 0.9))}`,
+        meanRequests.toFixed(1),
+        fmt(optimum),
+        noticed.length === trials ? '' : `${trials - noticed.length} of ${trials} not noticed`
+      ]);
+    }
+  }
+  return table(
+    [
+      'lengths',
+      'waiter',
+      'history of its kind',
+      'notice delay: median / mean / p90',
+      'requests, mean',
+      'best possible mean delay at these requests',
+      'note'
+    ],
+    rows
+  );
+}
+
 async function rateTable(): Promise<string> {
   const waiters = [actionPeer(1000), ...PEERS.slice(1)];
   const rows: string[][] = [];
@@ -141,7 +239,11 @@ async function rateTable(): Promise<string> {
         limitMs: 60_000
       });
       const job = run.jobs[0] as JobResult;
-      const rate = (run.requests / (run.elapsedMs / 1000)).toFixed(2);
+      // A waiter that sends every request at once and stops has no rate: its count says more.
+      const rate =
+        run.elapsedMs < 1000
+          ? `${run.requests} requests`
+          : (run.requests / (run.elapsedMs / 1000)).toFixed(2);
       cells.push(
         job.ending === 'still waiting'
           ? rate
@@ -444,9 +546,19 @@ async function realTimeTable(): Promise<string> {
   return table(['measure', 'result', 'figure'], rows);
 }
 
+// BENCH_ONLY=learned prints only the learned schedule's table.
+const only = process.env.BENCH_ONLY;
 console.log(`# Benchmark (${new Date().toISOString().slice(0, 16)}Z, ${TRIALS} trials each)\n`);
+if (only === 'learned') {
+  console.log(await learnedTable());
+  process.exit(0);
+}
 console.log('## Noticing the end of one operation (simulated time)\n');
 console.log(await noticeTable());
+console.log(
+  `\n## A schedule learned from the project's history (simulated time, ${DIST_TRIALS} trials a case)\n`
+);
+console.log(await learnedTable());
 console.log(
   '\n## Requests per second while waiting for several operations (simulated time, 60 s)\n'
 );

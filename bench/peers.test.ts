@@ -13,8 +13,10 @@ import {
   type JobSpec,
   runPeer,
   sdkPeer,
+  smithyPeer,
   terraformLoopPeer
 } from './peers.js';
+import type { Simulator } from '../simulator/server.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 
 const PROJECT = 'peer-project-1';
@@ -95,6 +97,38 @@ describe('@neon/sdk operations.waitFor against the simulator', () => {
       await sim.close();
       time.dispose();
     }
+  });
+});
+
+describe('the Smithy-style waiter (waiters.rst, "Waiter retries")', () => {
+  it('calls at once, then after random(2, 2·2^(attempt−1)) whole seconds, and succeeds on finished', async () => {
+    let sim: Simulator | undefined;
+    const run = await runPeer({
+      peer: smithyPeer,
+      jobs: job([-100, 'running'], [40_000, 'finished']),
+      prepare: (s) => (sim = s),
+      limitMs: 600_000
+    });
+    expect(run.jobs[0]?.ending).toBe('success');
+    const times = (sim as Simulator | undefined)?.requests.map((r) => r.at) ?? [];
+    expect(times[0]).toBe(0);
+    expect(times[1]).toBe(2000);
+    times.slice(1).forEach((at, i) => {
+      const gap = at - (times[i] as number);
+      expect(gap % 1000).toBe(0);
+      expect(gap).toBeGreaterThanOrEqual(2000);
+      expect(gap).toBeLessThanOrEqual(Math.min(120, 2 * 2 ** i) * 1000);
+    });
+  });
+
+  it('ends on an error no acceptor matches (step 4 of the workflow)', async () => {
+    const run = await runPeer({
+      peer: smithyPeer,
+      jobs: job([-100, 'running'], [10_000, 'finished']),
+      prepare: (s) => s.inject({ kind: 'status', status: 503 }, { times: 1, skip: 1 }),
+      limitMs: 60_000
+    });
+    expect(run.jobs[0]).toMatchObject({ ending: 'error', detail: 'HTTP 503', waitedMs: 2000 });
   });
 });
 

@@ -8,6 +8,7 @@ import {
   type Scenario
 } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import type { Operation } from '../src/neon/operation.js';
 import type { WaitResult } from '../src/wait/wait.js';
 import { engineWait, prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
@@ -45,7 +46,10 @@ export interface Peer {
 
 const TEN_MINUTES = 600_000;
 
-/** The action's engine with its default timeout (10m) and `interval` (default 5s). */
+/**
+ * The action's engine with its default timeout (10m) and `interval` (default 5s), given the reply
+ * that started the work as its `operations` input (as a workflow passes it, and as the SDK gets it).
+ */
 export function actionPeer(intervalMs = 5000): Peer {
   return {
     name: `this action (${intervalMs / 1000}s, 10 min)`,
@@ -56,6 +60,7 @@ export function actionPeer(intervalMs = 5000): Peer {
           apiKey: ctx.apiKey,
           projectId: ctx.projectId,
           ids: ctx.operations.map((op) => String(op.id)),
+          given: ctx.operations as unknown as Operation[],
           timeoutMs: TEN_MINUTES,
           intervalMs,
           clock: ctx.time.clock,
@@ -96,17 +101,25 @@ export const sdkPeer: Peer = {
 
 /** The status of one operation, or undefined after any error (HTTP or network). */
 async function fetchStatus(ctx: WaitContext, id: string): Promise<string | undefined> {
+  return (await fetchOrError(ctx, id)).status;
+}
+
+async function fetchOrError(
+  ctx: WaitContext,
+  id: string
+): Promise<{ status?: string; error?: string }> {
   try {
     const res = await ctx.transport.get(
       `${ctx.url}/projects/${ctx.projectId}/operations/${id}`,
       { authorization: `Bearer ${ctx.apiKey}`, accept: 'application/json' },
       AbortSignal.timeout(10_000)
     );
-    if (res.status !== 200) return undefined;
+    if (res.status !== 200) return { error: `HTTP ${res.status}` };
     const body = JSON.parse(res.text) as { operation?: { status?: unknown } };
-    return typeof body.operation?.status === 'string' ? body.operation.status : undefined;
-  } catch {
-    return undefined;
+    const status = body.operation?.status;
+    return typeof status === 'string' ? { status } : { error: 'no status' };
+  } catch (error) {
+    return { error: (error as Error).name };
   }
 }
 
@@ -163,7 +176,45 @@ export const terraformLoopPeer: Peer = {
   }
 };
 
-export const PEERS: Peer[] = [actionPeer(), sdkPeer, fixedLoopPeer, terraformLoopPeer];
+/**
+ * An AWS-style waiter as the Smithy specification defines one (smithy-lang/smithy,
+ * `docs/source-2.0/additional-specs/waiters.rst`, "Waiter retries"), with its defaults and a 10 min
+ * `maxWaitTime`: the first call at once; then `delay = random(minDelay, minDelay·2^(attempt−1))`
+ * whole seconds, `maxDelay` past the attempt ceiling, and when less than `minDelay` would be left
+ * after the delay, it waits out the remaining time for one last try. Acceptors as a Neon waiter
+ * would declare them: `finished`/`skipped` succeed, `error`/`cancelled` fail, anything else
+ * retries; an error no acceptor matches ends the wait (step 4 of the spec's workflow). One call
+ * per pending operation.
+ */
+export const smithyPeer: Peer = {
+  name: 'Smithy-style waiter (2–120 s, 10 min)',
+  async wait(ctx) {
+    const [minDelay, maxDelay, maxWait] = [2, 120, 600];
+    const ceiling = Math.log(maxDelay / minDelay) / Math.log(2) + 1;
+    const start = ctx.time.now();
+    let pending = ctx.operations.map((op) => String(op.id));
+    for (let attempt = 1; ; attempt++) {
+      const still: string[] = [];
+      for (const id of pending) {
+        const { status, error } = await fetchOrError(ctx, id);
+        if (error) return { ending: 'error', detail: error };
+        if (status === 'error' || status === 'cancelled')
+          return { ending: 'failure', detail: status };
+        if (status !== 'finished' && status !== 'skipped') still.push(id);
+      }
+      pending = still;
+      if (pending.length === 0) return { ending: 'success' };
+      const remaining = maxWait - (ctx.time.now() - start) / 1000;
+      if (remaining <= 0) return { ending: 'timeout' };
+      const most = attempt > ceiling ? maxDelay : minDelay * 2 ** (attempt - 1);
+      let delay = minDelay + Math.floor(ctx.random() * (most - minDelay + 1));
+      if (remaining - delay <= minDelay) delay = remaining;
+      await ctx.time.clock.sleep(delay * 1000);
+    }
+  }
+};
+
+export const PEERS: Peer[] = [actionPeer(), sdkPeer, fixedLoopPeer, terraformLoopPeer, smithyPeer];
 
 export const EPOCH = Date.UTC(2026, 0, 1);
 const ORG = 'org-crowd-1';

@@ -92,6 +92,26 @@ export function operation(
   };
 }
 
+/**
+ * The project's history: operations of `action` that took these lengths (ms) and finished, one
+ * every `everyMs` before time 0 (the newest first), as the service shows them (`created_at` and
+ * `updated_at` to the second, `total_duration_ms` not wall time).
+ */
+export function pastOperations(
+  projectId: string,
+  action: string,
+  lengthsMs: readonly number[],
+  everyMs = 600_000
+): OperationScript[] {
+  return lengthsMs.map((length, i) => {
+    const at = -(i + 1) * everyMs - Math.round(length);
+    return operation(projectId, action, [
+      [at, 'running'],
+      [at + Math.round(length), 'finished']
+    ]);
+  });
+}
+
 export function project(id: string, fields: Partial<ProjectScript> = {}): ProjectScript {
   return { id, name: id.replace(/-\d+$/, '').replace(/-/g, ' '), owner_id: 'user-1', ...fields };
 }

@@ -1,5 +1,6 @@
 import { NeonClient } from '../src/neon/client.js';
 import type { Transport } from '../src/neon/http.js';
+import type { Operation } from '../src/neon/operation.js';
 import type { Clock } from '../src/util/clock.js';
 import { CancelledError } from '../src/util/errors.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
@@ -112,6 +113,8 @@ export interface EngineWaitOptions {
   projectId: string;
   /** Operations to await. */
   ids: string[];
+  /** The `operations` input: the reply that started them. */
+  given?: Operation[];
   timeoutMs: number;
   /** The action's `interval`. */
   intervalMs: number;
@@ -140,7 +143,7 @@ export async function engineWait(options: EngineWaitOptions): Promise<WaitResult
       {
         projectId: options.projectId,
         operationIds: options.ids,
-        givenOperations: [],
+        givenOperations: options.given ?? [],
         wait: true,
         timeoutMs: options.timeoutMs,
         intervalMs: options.intervalMs,

@@ -3,14 +3,14 @@ import { checkDatabase } from './wait/database.js';
 import { NeonClient } from './neon/client.js';
 import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
-import { recentForSummary } from './report/recent.js';
+import { fetchRecentOperations, type RecentOperations } from './neon/recent.js';
 import { formatDuration } from './util/duration.js';
 import { CancelledError, InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
 import type { WaitSettings } from './wait/settings.js';
-import { WAIT_STATUS } from './wait/status.js';
 import type { WaitLog } from './wait/tracker.js';
-import { type WaitDeps, waitFor } from './wait/wait.js';
+import { WAIT_STATUS } from './wait/status.js';
+import { type WaitDeps, type WaitResult, waitFor } from './wait/wait.js';
 
 /**
  * The engine the action's steps and the command share: settings in, one report out, whatever
@@ -96,5 +96,38 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
     });
   } finally {
     await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The project's recent operations for the summary, when it shows them and the API can still be
+ * asked; a failure here only leaves them out (the reason is shown instead).
+ */
+async function recentForSummary(
+  client: NeonClient,
+  result: WaitResult,
+  settings: EngineSettings
+): Promise<{ recent?: RecentOperations; recentError?: string }> {
+  const deferred = result.status === WAIT_STATUS.watching; // the post step reports
+  if (!settings.summary || settings.summaryLimit === 0 || !result.projectId) return {};
+  if (result.apiUnusable || deferred) return {};
+  // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
+  const now = Date.now();
+  const deadline = Math.min(
+    now + 10_000,
+    Math.max(result.startedAt + settings.timeoutMs, now + 3000)
+  );
+  try {
+    return {
+      recent: await fetchRecentOperations(client, result.projectId, {
+        limit: settings.summaryLimit,
+        branchId: settings.branchId,
+        deadline,
+        newestPage: result.newestPage,
+        since: settings.sinceMs
+      })
+    };
+  } catch (error) {
+    return { recentError: (error as Error).message };
   }
 }

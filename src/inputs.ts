@@ -41,7 +41,7 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['operations', 'text', '', 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', { arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' }],
   ['wait', 'bool', 'true', '`false` reports the current state and succeeds, without waiting. Default `true`.', { flag: 'no-wait', help: 'look once and report, whatever the status' }],
   ['timeout', 'duration', '10m', 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', { arg: 'DURATION', min: 1000, max: 6 * H }], // a hosted job's longest run
-  ['interval', 'duration', '5s', 'Steady polling interval, 1s to 1h; the first checks come sooner. Default `5s`.', { arg: 'DURATION', min: 1000, max: H }],
+  ['interval', 'duration', '5s', "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", { arg: 'DURATION', min: 1000, max: H }],
   ['fail_fast', 'bool', 'false', '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', { help: 'end at a failed status, not wait for its retry' }],
   ['api_host', 'text', 'https://console.neon.tech/api/v2', 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', { arg: 'URL', env: 'NEON_API_HOST' }],
   ['summary', 'bool', 'true', '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', { only: 'action' }],

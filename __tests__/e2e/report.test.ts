@@ -59,6 +59,7 @@ function inputs(s: Simulator, more: Record<string, string>): { inputs: Record<st
 
 describe('job summary', () => {
   it('shows the awaited operations, the recent ones and a timeline, with one List request for summary_limit', async () => {
+    // (The wait's first check lists too, for the project's history: that page is older than the end.)
     const op = operation(
       PROJECT,
       'create_branch',
@@ -89,24 +90,34 @@ describe('job summary', () => {
     expect(recentRows).toHaveLength(24);
     // Not Neon's API: no links to Neon's console.
     expect(run.summary).not.toContain('<a ');
-    expect(listRequests(sim)).toHaveLength(1);
-    expect(listRequests(sim)[0]?.query).toEqual({ limit: '25' });
+    expect(listRequests(sim).map((r) => r.query)).toEqual([{ limit: '100' }, { limit: '25' }]);
     expect(run.outputs.summary?.trim()).toBe(run.summary.trim());
   });
 
-  it('sends no List request with summary_limit 0 and no summary with summary: false', async () => {
+  it('sends no List request of its own with summary_limit 0, and no summary with summary: false', async () => {
     const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
     sim = await simulate([op, ...history(5)]);
     const none = await runAction(
       inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '0' })
     );
     expect(none.summary).not.toContain('Recent operations');
-    expect(listRequests(sim)).toHaveLength(0);
+    // The one request is the wait's check, which lists the project's history with the operation.
+    expect(sim.requests.map((r) => r.query)).toEqual([{ limit: '100' }]);
     const off = await runAction(
       inputs(sim, { operation_id: op.id, project_id: PROJECT, summary: 'false' })
     );
     expect(off.summary).toBe('');
     expect(off.outputs.summary).toBe('');
+  });
+
+  it('shares one List request between the wait and the summary when the first check ends the wait', async () => {
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op, ...history(5)]);
+    const run = await runAction(
+      inputs(sim, { operation_id: op.id, project_id: PROJECT, summary_limit: '25' })
+    );
+    expect(run.summary).toContain('#### Recent operations');
+    expect(sim.requests.map((r) => r.query)).toEqual([{ limit: '100' }]);
   });
 
   it('with branch_id pages with the cursor, filters, and stops on the short last page', async () => {

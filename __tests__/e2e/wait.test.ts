@@ -91,7 +91,7 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     expect(run.summary).toContain(start.id.slice(0, 8));
   });
 
-  it('waits for one operation id with Get operation', async () => {
+  it('waits for one operation id with Get operation, after a first check that lists the history', async () => {
     const op = operation(
       PROJECT,
       'apply_config',
@@ -105,9 +105,12 @@ describe('waiting for operations (dist/index.js as the runner runs it)', () => {
     const run = await runAction(base(sim, { operation_id: op.id, project_id: PROJECT }));
     expect(run.code).toBe(0);
     expect(run.outputs.status).toBe('finished');
-    expect(
-      sim.requests.every((r) => r.path === `/api/v2/projects/${PROJECT}/operations/${op.id}`)
-    ).toBe(true);
+    const [first, ...rest] = sim.requests;
+    expect(first?.route).toBe('GET /projects/{project_id}/operations');
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.every((r) => r.path === `/api/v2/projects/${PROJECT}/operations/${op.id}`)).toBe(
+      true
+    );
   });
 
   it('fails naming the operation that ended in error, with its failures and error text', async () => {

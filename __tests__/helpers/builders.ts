@@ -1,6 +1,6 @@
 import type { Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
-import type { RecentOperations } from '../../src/report/recent.js';
+import type { RecentOperations } from '../../src/neon/recent.js';
 
 let counter = 0;
 

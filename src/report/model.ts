@@ -2,7 +2,7 @@ import type { Operation } from '../neon/operation.js';
 import type { ResultStatus } from '../wait/status.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
-import type { RecentOperations } from './recent.js';
+import type { RecentOperations } from '../neon/recent.js';
 import { COLUMNS } from './table.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */

@@ -8,6 +8,8 @@ interface LoopOptions {
   deadline: number;
   /** Delay before the next check, from the number of checks made so far. */
   delay: (checksDone: number) => number;
+  /** Delay before the first check (0: at once). */
+  firstDelay?: number;
   clock?: Clock;
   signal?: AbortSignal;
 }
@@ -23,12 +25,13 @@ export interface LoopOutcome {
 }
 
 /**
- * Checks at once, then on schedule, until a check is conclusive, the deadline passes or the signal
- * aborts. When the schedule would skip past the deadline, one last check goes shortly before it.
+ * Checks at once (or after `firstDelay`), then on schedule, until a check is conclusive, the
+ * deadline passes or the signal aborts. When the schedule would skip past the deadline, one last
+ * check goes shortly before it.
  */
 export async function waitUntil(
   check: () => Promise<Verdict>,
-  { deadline, delay, clock = systemClock, signal }: LoopOptions
+  { deadline, delay, firstDelay = 0, clock = systemClock, signal }: LoopOptions
 ): Promise<LoopOutcome> {
   const last = deadline - LAST_TRY_LEAD_MS;
   let checks = 0;
@@ -36,6 +39,7 @@ export async function waitUntil(
   const ended = (outcome: LoopOutcome['outcome'], fault?: DeadlineError) =>
     ({ outcome, checks, lastCheckAt, fault }) satisfies LoopOutcome;
   try {
+    if (firstDelay > 0) await clock.sleep(Math.min(firstDelay, last - clock.now()), signal);
     for (;;) {
       if (signal?.aborted) return ended('cancelled');
       const startedAt = clock.now();

@@ -1,18 +1,22 @@
 /**
  * When to look again. Most operations finish within seconds, so the first checks come quickly, then
- * settle at `interval`, each with ±10% jitter so that jobs sharing one rate limit drift apart.
+ * settle at `interval`, each with ±10% jitter so that jobs sharing one rate limit drift apart. With
+ * the project's history of an operation's kind, `history.ts` places the checks instead.
  */
 export const EARLY_DELAYS_MS = [600, 900, 1500, 2500] as const;
 
-/** Delay before the next check, given how many checks have been made. */
+/** The ladder's delay before the next check, given how many checks have been made. */
+export const ladder = (checksDone: number, intervalMs: number): number =>
+  Math.min(EARLY_DELAYS_MS[checksDone - 1] ?? intervalMs, intervalMs);
+
+/** Delay before the next check: the ladder's, or `baseMs` when history says when to look; jittered. */
 export function pollDelay(
   checksDone: number,
   intervalMs: number,
-  random: () => number = Math.random
+  random: () => number = Math.random,
+  baseMs = ladder(checksDone, intervalMs)
 ): number {
-  const early = EARLY_DELAYS_MS[checksDone - 1];
-  const base = early !== undefined && early < intervalMs ? early : intervalMs;
-  return Math.round(base * (0.9 + 0.2 * random()));
+  return Math.round(baseMs * (0.9 + 0.2 * random()));
 }
 
 /** Each check that met a 429 slows the wait 4x (up to 8x); each check without one takes 10% back. */

@@ -12,8 +12,9 @@ import type { WaitSettings } from './settings.js';
 import { resolveProjectId } from './project.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
-import { Pace, pollDelay } from './schedule.js';
-import { type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
+import { learnHistory, nextCheckIn, type Survival } from './history.js';
+import { ladder, Pace, pollDelay } from './schedule.js';
+import { isInProgress, type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
@@ -110,25 +111,38 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 
     const pace = new Pace();
     let checkedAt = startedAt;
+    let history = new Map<string, Survival>();
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
       checksDone++;
       result.newestPage = mode.newestPage();
+      if (checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
       pace.update(deps.client.throttled);
       return settings.wait ? mode.verdict() : 'success';
     };
     const delay = (checks: number): number => {
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
+      const open = new Set(tracker.openIds(settings.failFast));
+      const ops = tracker.list().filter((op) => open.has(op.id));
+      const { intervalMs } = settings;
+      const base = () =>
+        nextCheckIn(history, ops, clock.now(), intervalMs, ladder(checks, intervalMs));
       let ms =
-        deps.schedule?.(checks) ??
-        pollDelay(checks, settings.intervalMs, deps.random) * pace.factor;
+        deps.schedule?.(checks) ?? pollDelay(checks, intervalMs, deps.random, base()) * pace.factor;
       if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
-    const loop = await waitUntil(check, { deadline, delay, clock, signal: deps.signal });
+    // A reply that started the work moments ago and says it runs needs no look at once: the first
+    // comes after 1 s, as with @neon/sdk's waitFor, and brings the history.
+    const given = settings.givenOperations;
+    const fresh = (op: Operation) =>
+      isInProgress(op.status) && startedAt - Date.parse(op.created_at) < 2000;
+    const firstDelay = given.length > 0 && given.every(fresh) ? 1000 : 0;
+    const { signal } = deps;
+    const loop = await waitUntil(check, { deadline, delay, firstDelay, clock, signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
     return end(mode.conclude());

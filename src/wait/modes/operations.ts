@@ -8,13 +8,15 @@ const SPARE_PAGES = 2;
 const ORDER_SLACK_MS = 60_000;
 
 /**
- * The ids given. One open operation is fetched by id; several are refreshed with List requests,
- * newest first, only as deep as the oldest open one (a page holds up to 1,000), so 3,000 awaited
- * operations cost a few requests per check. Ids no page holds are fetched by id from then on.
+ * The ids given. One open operation is fetched by id (after the first check); several are
+ * refreshed with List requests, newest first, only as deep as the oldest open one (a page holds up
+ * to 1,000), so 3,000 awaited operations cost a few requests per check. Ids no page holds are
+ * fetched by id from then on.
  */
 export function operationsMode({ client, projectId, settings, tracker, list }: ModeContext) {
   const { failFast } = settings;
   const offPage = new Set<string>();
+  let checks = 0;
   return {
     scope: `project ${projectId}`,
     goal: `Waiting for ${tracker.size} operation(s) of project ${projectId}`,
@@ -22,11 +24,12 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
       const open = tracker.openIds(failFast);
       let byId = open;
       const listable = open.filter((id) => !offPage.has(id));
-      if (listable.length >= 2) {
+      // The first check lists even for one: its page brings the project's history along.
+      if (listable.length > (checks++ === 0 ? 0 : 1)) {
         const wanted = new Set(listable);
         const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
         const oldest = tracker.oldestOpen(failFast);
-        const maxPages = Math.ceil(listable.length / limit) + SPARE_PAGES;
+        const maxPages = listable.length > 1 ? Math.ceil(listable.length / limit) + SPARE_PAGES : 1;
         for await (const operations of list(deadline, limit, maxPages)) {
           for (const op of operations) {
             if (!tracker.has(op.id)) continue;

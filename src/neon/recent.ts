@@ -1,8 +1,6 @@
-import type { NeonClient } from '../neon/client.js';
-import type { Operation } from '../neon/operation.js';
-import { type FetchedPage, MAX_PAGE_SIZE, operationPages } from '../neon/paging.js';
-import { WAIT_STATUS } from '../wait/status.js';
-import type { WaitResult } from '../wait/wait.js';
+import type { NeonClient } from './client.js';
+import type { Operation } from './operation.js';
+import { type FetchedPage, MAX_PAGE_SIZE, operationPages } from './paging.js';
 
 /** With `branch_id`, at most this many pages are scanned for that branch's operations. */
 export const BRANCH_SCAN_PAGES = 5;
@@ -77,43 +75,4 @@ export async function fetchRecentOperations(
   }
   result.scanStopped = bound.reached;
   return result;
-}
-
-/**
- * The project's recent operations for the summary, when it shows them and the API can still be
- * asked; a failure here only leaves them out (the reason is shown instead).
- */
-export async function recentForSummary(
-  client: NeonClient,
-  result: WaitResult,
-  settings: {
-    summary: boolean;
-    summaryLimit: number;
-    branchId?: string;
-    timeoutMs: number;
-    sinceMs?: number;
-  }
-): Promise<{ recent?: RecentOperations; recentError?: string }> {
-  const deferred = result.status === WAIT_STATUS.watching; // the post step reports
-  if (!settings.summary || settings.summaryLimit === 0 || !result.projectId) return {};
-  if (result.apiUnusable || deferred) return {};
-  // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
-  const now = Date.now();
-  const deadline = Math.min(
-    now + 10_000,
-    Math.max(result.startedAt + settings.timeoutMs, now + 3000)
-  );
-  try {
-    return {
-      recent: await fetchRecentOperations(client, result.projectId, {
-        limit: settings.summaryLimit,
-        branchId: settings.branchId,
-        deadline,
-        newestPage: result.newestPage,
-        since: settings.sinceMs
-      })
-    };
-  } catch (error) {
-    return { recentError: (error as Error).message };
-  }
 }

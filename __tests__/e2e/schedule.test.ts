@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { operation, pastOperations } from '../../simulator/scenario.js';
+import type { Simulator } from '../../simulator/server.js';
+import { runAction } from '../helpers/run-action.js';
+import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** The 12 s each of these past create_branch operations took, give or take a little. */
+const PAST = [11.6, 11.8, 12, 12, 12.1, 12.2, 12.3, 12.5, 11.9, 12.4].map((s) => s * 1000);
+const ENDS_AT = 12_000;
+
+/** The built action awaits a 12 s create_branch (by id) with `history` in the project. */
+async function wait(history: ReturnType<typeof pastOperations>) {
+  const op = operation(PROJECT, 'create_branch', [
+    [-200, 'running'],
+    [ENDS_AT, 'finished']
+  ]);
+  sim = await simulate([op, ...history]);
+  const run = await runAction({
+    inputs: {
+      api_key: DEFAULT_KEY,
+      api_host: sim.url,
+      operation_id: op.id,
+      timeout: '1m',
+      // The summary's own list is left out: these are the wait's checks.
+      summary_limit: '0'
+    }
+  });
+  expect(run.outputs.status).toBe('finished');
+  const requests = sim.requests.length;
+  // The simulator's clock counts from the first request: when the finishing check came.
+  const noticeMs = (sim.requests.at(-1)?.at as number) - ENDS_AT;
+  await sim.close();
+  sim = undefined;
+  return { requests, noticeMs };
+}
+
+describe("the schedule learned from the project's history (dist/index.js)", () => {
+  it('notices the end sooner, with no more checks, than without history of that kind', async () => {
+    const ladder = await wait(pastOperations(PROJECT, 'start_compute', PAST));
+    const learned = await wait(pastOperations(PROJECT, 'create_branch', PAST));
+    // Without history of its kind: 0, 0.6, 1.5, 3, 5.5, 10.5, then 15.5 s (±10% each).
+    expect(ladder.noticeMs).toBeGreaterThan(1500);
+    expect(learned.noticeMs).toBeGreaterThanOrEqual(0);
+    expect(learned.noticeMs).toBeLessThan(ladder.noticeMs - 500);
+    expect(learned.requests).toBeLessThanOrEqual(ladder.requests);
+  }, 60_000);
+});

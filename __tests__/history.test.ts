@@ -1,0 +1,197 @@
+/**
+ * The schedule learned from the project's history: the model (`learnHistory`), the dynamic program
+ * (`checkPlan`), the next check (`nextCheckIn`), and the wait that uses them, in-process on
+ * simulated time against the simulator, which serves past operations as the service does.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { Operation } from '../src/neon/operation.js';
+import { checkPlan, learnHistory, nextCheckIn } from '../src/wait/history.js';
+import { operation, pastOperations } from '../simulator/scenario.js';
+import { InProcess } from './helpers/in-process.js';
+import { PROJECT } from './helpers/sim.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** A past operation as the service lists it: whole-second timestamps. */
+function past(lengthMs: number, fields: Partial<Operation> = {}, i = 1): Operation {
+  const created = T0 - i * 600_000;
+  return {
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    project_id: PROJECT,
+    action: 'create_branch',
+    status: 'finished',
+    failures_count: 0,
+    created_at: iso(created),
+    updated_at: iso(created + lengthMs),
+    total_duration_ms: 17,
+    ...fields
+  };
+}
+const history = (lengths: number[], fields: Partial<Operation> = {}) =>
+  lengths.map((ms, i) => past(ms, fields, i + 1));
+/** An operation created at T0 (`created_at` to the second), still running. */
+const running = (fields: Partial<Operation> = {}): Operation =>
+  past(0, { status: 'running', created_at: iso(T0), updated_at: iso(T0), ...fields }, 0);
+
+const THIRTY = [28, 29, 29.5, 30, 30, 30.5, 31, 31, 32, 29].map((s) => s * 1000);
+const LADDER = 777;
+
+describe('learnHistory', () => {
+  it('learns a kind from 5 finished operations without failures, by updated_at − created_at', () => {
+    const model = learnHistory(history([30_000, 30_000, 30_000, 30_000, 30_000])).get(
+      'create_branch'
+    );
+    expect(model).toBeDefined();
+    // total_duration_ms (17) is not what it learned: the operations took 30 s.
+    expect(model?.(20_000)).toBeGreaterThan(0.9);
+    expect(model?.(40_000)).toBeLessThan(0.1);
+    expect(model?.outlasted(31_000)).toBe(false);
+    expect(model?.outlasted(45_000)).toBe(true);
+  });
+
+  it('ignores what did not finish cleanly, and needs 5 of a kind', () => {
+    const ops = [
+      ...history([30_000, 30_000, 30_000, 30_000]),
+      past(1000, { failures_count: 1 }, 9),
+      past(1000, { status: 'running' }, 10),
+      past(1000, { status: 'error' }, 11),
+      ...history([1000, 1000, 1000, 1000, 1000], { action: 'start_compute' })
+    ];
+    const models = learnHistory(ops);
+    expect([...models.keys()]).toEqual(['start_compute']);
+  });
+});
+
+describe('checkPlan (the dynamic program)', () => {
+  it('spaces checks as Barlow, Hunter and Proschan: on a uniform end, each gap one cost shorter', () => {
+    // Uniform end over 0..10 s: t(k+1) − t(k) = t(k) − t(k−1) − cost.
+    const step = 10;
+    const survival = Array.from({ length: 1001 }, (_, j) => 1 - j / 1000);
+    const next = checkPlan(survival, step, 500, [step, 10_000]);
+    const times = [0];
+    while ((times.at(-1) as number) < 10_000)
+      times.push((next[times.at(-1)! / step] as number) * step);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(gaps.length).toBeGreaterThan(3);
+    for (let i = 1; i < gaps.length; i++)
+      expect(Math.abs((gaps[i - 1] as number) - (gaps[i] as number) - 500)).toBeLessThanOrEqual(
+        2 * step
+      );
+  });
+
+  it('keeps every gap within its bounds', () => {
+    const survival = Array.from({ length: 601 }, (_, j) => Math.exp(-j / 50));
+    const next = checkPlan(survival, 100, 200, [300, 2000]);
+    for (let j = 0; j < 590; j++) {
+      expect((next[j] as number) - j).toBeGreaterThanOrEqual(3);
+      expect((next[j] as number) - j).toBeLessThanOrEqual(20);
+    }
+  });
+});
+
+describe('nextCheckIn', () => {
+  const models = learnHistory(history(THIRTY));
+
+  it('waits the longest gap allowed while history says the end is far, and looks often near it', () => {
+    expect(nextCheckIn(models, [running()], T0 + 2000, 5000, LADDER)).toBe(5000);
+    const near = nextCheckIn(models, [running()], T0 + 29_000, 5000, LADDER);
+    expect(near).toBeGreaterThanOrEqual(250);
+    expect(near).toBeLessThan(2000);
+  });
+
+  it('keeps the ladder for a kind without history, and once history is outlasted', () => {
+    expect(
+      nextCheckIn(models, [running({ action: 'apply_config' })], T0 + 29_000, 5000, LADDER)
+    ).toBe(LADDER);
+    expect(nextCheckIn(models, [running()], T0 + 60_000, 5000, LADDER)).toBe(LADDER);
+    expect(nextCheckIn(new Map(), [running()], T0 + 29_000, 5000, LADDER)).toBe(LADDER);
+  });
+
+  it('never waits longer than interval, whatever history says', () => {
+    for (const elapsed of [0, 1000, 10_000, 25_000, 29_000, 33_000]) {
+      expect(nextCheckIn(models, [running()], T0 + elapsed, 2000, 2000)).toBeLessThanOrEqual(2000);
+    }
+  });
+
+  it('with several operations, looks when the first of them needs it', () => {
+    const late = running({ created_at: iso(T0 - 27_000) });
+    const both = nextCheckIn(models, [running(), late], T0 + 2000, 5000, LADDER);
+    expect(both).toBe(nextCheckIn(models, [late], T0 + 2000, 5000, LADDER));
+    expect(both).toBeLessThan(5000);
+    expect(
+      nextCheckIn(models, [running({ action: 'x' }), running()], T0 + 2000, 5000, LADDER)
+    ).toBe(LADDER);
+  });
+
+  it("counts the elapsed time by the service's timestamps when the runner's clock is behind", () => {
+    // The runner thinks 2 s passed; the service changed the operation 29 s after creating it.
+    const op = running({ updated_at: iso(T0 + 29_000) });
+    expect(nextCheckIn(models, [op], T0 + 2000, 5000, LADDER)).toBeLessThan(2000);
+  });
+});
+
+describe('the wait with history (in-process, simulated time)', () => {
+  let t: InProcess | undefined;
+  afterEach(async () => {
+    await t?.dispose();
+    t = undefined;
+  });
+
+  /** A ~30 s create_branch awaited with `history` past ones; notice delay and requests. */
+  async function thirtySeconds(history: number[], endMs = 30_400) {
+    const op = operation(PROJECT, 'create_branch', [
+      [-200, 'running'],
+      [endMs, 'finished']
+    ]);
+    t = await InProcess.start([op, ...pastOperations(PROJECT, 'create_branch', history)]);
+    const given = JSON.stringify([t.sim.render(op)]);
+    const { result, requests } = await t.wait({
+      project_id: PROJECT,
+      operations: given,
+      timeout: '2m',
+      summary_limit: '0'
+    });
+    expect(result.status).toBe('finished');
+    const noticeMs = result.finishedAt - t.time.epoch - endMs;
+    await t.dispose();
+    t = undefined;
+    return { noticeMs, requests, first: result.startedAt };
+  }
+
+  it('notices a 30 s operation sooner and with fewer requests than the ladder, from 10 past ones', async () => {
+    const ladder = await thirtySeconds([]);
+    const learned = await thirtySeconds(THIRTY);
+    expect(learned.noticeMs).toBeLessThan(1500);
+    expect(learned.noticeMs).toBeLessThan(ladder.noticeMs);
+    expect(learned.requests).toBeLessThanOrEqual(ladder.requests);
+    expect(learned.requests).toBeLessThanOrEqual(10);
+  });
+
+  it('with history of another length (twice as long), still notices within interval', async () => {
+    const wrong = await thirtySeconds(THIRTY.map((ms) => ms * 2));
+    expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
+  });
+
+  it("sends nothing at once when the operations input is moments old and running; the first look lists the project's operations", async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [-200, 'running'],
+      [3000, 'finished']
+    ]);
+    t = await InProcess.start([op]);
+    await t.wait({ project_id: PROJECT, operations: JSON.stringify([t.sim.render(op)]) });
+    const [first] = t.sim.requests;
+    expect(first?.at).toBeGreaterThanOrEqual(1000);
+    expect(first?.route).toBe('GET /projects/{project_id}/operations');
+  });
+
+  it('looks at once when the operations input is older than moments', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [-60_000, 'running'],
+      [3000, 'finished']
+    ]);
+    t = await InProcess.start([op]);
+    await t.wait({ project_id: PROJECT, operations: JSON.stringify([t.sim.render(op)]) });
+    expect(t.sim.requests[0]?.at).toBe(0);
+  });
+});

@@ -1,0 +1,86 @@
+import type { Operation } from '../neon/operation.js';
+import { MIN_GAP_MS } from '../neon/retry.js';
+
+/** P(an operation of one kind lasts longer than `ms`); `outlasted`: past history's p99. */
+export type Survival = ((ms: number) => number) & { outlasted: (ms: number) => boolean };
+
+/** A smooth step, P(Z > z) of a logistic close to the standard normal: kernels need no more. */
+const tail = (z: number) => 1 / (1 + Math.exp(1.702 * z));
+
+/**
+ * Per kind (`action`) with 5 or more past operations finished without failures: a kernel estimate
+ * of `updated_at − created_at` in log time (`total_duration_ms` is not wall time), each kernel
+ * widened by the 0.41 s spread of a difference of whole-second timestamps, and a broad prior.
+ */
+export function learnHistory(operations: readonly Operation[]): Map<string, Survival> {
+  const byAction = new Map<string, number[]>();
+  for (const op of operations) {
+    const ms = Date.parse(op.updated_at) - Date.parse(op.created_at);
+    if (op.status === 'finished' && !op.failures_count && ms >= 0)
+      byAction.set(op.action, [...(byAction.get(op.action) ?? []), Math.log(Math.max(ms, 500))]);
+  }
+  const models = new Map<string, Survival>();
+  for (const [action, logs] of byAction) {
+    if (logs.length < 5) continue;
+    const mean = logs.reduce((a, b) => a + b) / logs.length;
+    const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / logs.length);
+    const h = Math.max(0.05, 1.06 * sd * logs.length ** -0.2);
+    const seen = (t: number) =>
+      logs.reduce((p, x) => p + tail((t - x) / Math.hypot(h, 410 / Math.exp(x))), 0) / logs.length;
+    const w = 1 / (logs.length + 1); // the prior weighs one operation
+    const at = (ms: number) =>
+      ms > 0 ? (1 - w) * seen(Math.log(ms)) + w * tail(Math.log(ms) - mean) : 1;
+    models.set(action, Object.assign(at, { outlasted: (ms: number) => seen(Math.log(ms)) < 0.01 }));
+  }
+  return models;
+}
+
+/**
+ * Barlow, Hunter and Proschan's dynamic program on P(not done) at points `step` ms apart: `next[j]`
+ * is the point of the check after one at `j`, a request priced at `costMs` of notice delay.
+ */
+export function checkPlan(s: number[], step: number, costMs: number, [minGap, maxGap]: number[]) {
+  const n = s.length - 1;
+  const area = [0]; // ∫ P(not done) from point 0
+  for (let j = 1; j <= n; j++) area[j] = area[j - 1]! + ((s[j - 1]! + s[j]!) * step) / 2;
+  const cost = new Float64Array(n + 1);
+  const next = new Int32Array(n + 1).fill(n);
+  const [lo, hi] = [Math.ceil(minGap! / step) || 1, Math.floor(maxGap! / step) || 1];
+  for (let j = n - 1; j >= 0; j--) {
+    cost[j] = Infinity;
+    for (let k = Math.min(n, j + lo); k <= Math.min(n, j + hi); k++) {
+      // A request if not done at j, and the delay of every end between j and k.
+      const c = (costMs + (k - j) * step) * s[j]! - area[k]! + area[j]! + cost[k]!;
+      if (c < cost[j]!) [cost[j], next[j]] = [c, k];
+    }
+  }
+  return next;
+}
+
+/**
+ * Ms to the next check: the earliest any open operation needs by its kind's history (a request
+ * worth 0.2 s), at most `maxGap`; `ladderMs` for one history cannot speak for.
+ */
+export function nextCheckIn(
+  models: ReadonlyMap<string, Survival>,
+  open: Operation[],
+  now: number,
+  maxGap: number,
+  ladderMs: number
+): number {
+  const need = (op: Operation) => {
+    const model = models.get(op.action);
+    const created = Date.parse(op.created_at);
+    if (!model || !Number.isFinite(created)) return ladderMs;
+    // Whole-second timestamps: on average it began half a second after its created_at.
+    const since = /\.\d/.test(op.created_at) ? 0 : 500;
+    const elapsed = Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
+    if (model.outlasted(elapsed)) return ladderMs;
+    let horizon = maxGap;
+    while (model(elapsed + horizon) > model(elapsed) / 100 && horizon < 3_600_000) horizon *= 2;
+    const step = maxGap / Math.ceil((maxGap * 300) / horizon); // ~300 points, maxGap one of them
+    const grid = Array.from({ length: horizon / step + 1 }, (_, j) => model(elapsed + j * step));
+    return checkPlan(grid, step, 200, [MIN_GAP_MS, maxGap])[0]! * step;
+  };
+  return Math.min(maxGap, ...open.map(need));
+}
