@@ -263,9 +263,9 @@ describe('the command, in-process', () => {
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', project_id: PROJECT });
-    expect(sim.requests.map((r) => r.path)).toEqual([
-      `/api/v2/projects/${PROJECT}/operations/${op.id}`
-    ]);
+    // No GET /projects to find it: every request is the given project's, on the given host.
+    expect(sim.requests.length).toBeGreaterThan(0);
+    for (const { path } of sim.requests) expect(path).toMatch(`/api/v2/projects/${PROJECT}/`);
   });
 
   it('exit 3 within half a minute, whatever --timeout: an API host that never answered, named', async () => {

@@ -11,9 +11,9 @@ export function start(
 ): void {
   let controller = new AbortController();
   for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => controller.abort());
-  // `next()`: from then on, a signal aborts a fresh signal (the command's second stage).
-  work(controller.signal, () => (controller = new AbortController()).signal).catch(
-    (error: unknown) =>
-      fail(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`)
+  // From `next()` on, a signal aborts a fresh signal instead (the command's writing stage).
+  const next = (): AbortSignal => (controller = new AbortController()).signal;
+  work(controller.signal, next).catch((error: unknown) =>
+    fail(`Unexpected failure: ${redact(String((error as Error)?.message ?? error))}`)
   );
 }
