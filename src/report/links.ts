@@ -3,17 +3,11 @@ import { RESOURCE_ID } from '../neon/operation.js';
 import { code } from './markdown.js';
 
 /**
- * Links to the Neon console, for a report read by people who use it. The console's addresses
- * follow Neon's own tools:
- * - neondatabase/mcp-server-neon, `mcp/tools/handlers/urls.ts`: `/app/projects/:projectId` and
- *   `/app/projects/:projectId/branches/:branchId`, on the console host that serves the API
- *   (the API's base URL without `/api/v2`);
- * - neondatabase/neon_local_vs_code_extension, `src/views/schemaView.ts`: the same branch address
- *   on `https://console.neon.tech`.
- * Neither they nor Neon's docs show an address for a single compute (endpoint), so none is made up
- * here: an endpoint is shown without a link.
+ * Links to the Neon console, at the addresses Neon's own tools use (`/app/projects/:projectId`,
+ * `…/branches/:branchId` on the API's origin): neondatabase/mcp-server-neon
+ * `mcp/tools/handlers/urls.ts`, neondatabase/neon_local_vs_code_extension
+ * `src/views/schemaView.ts`. Neither shows a compute's address, so an endpoint gets no link.
  */
-
 const CONSOLE = new URL(NEON_API_HOST).origin;
 
 /**
@@ -23,13 +17,8 @@ const CONSOLE = new URL(NEON_API_HOST).origin;
 export function consoleLinksFor(apiHost: string): boolean {
   try {
     const url = new URL(apiHost);
-    return (
-      `${url.origin}${url.pathname.replace(/\/+$/, '')}` === NEON_API_HOST &&
-      !url.search &&
-      !url.hash &&
-      !url.username &&
-      !url.password
-    );
+    const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    return base === NEON_API_HOST && !url.search && !url.hash && !url.username && !url.password;
   } catch {
     return false;
   }

@@ -12,7 +12,7 @@ export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> &
     mainStep?: MainVerdict;
   };
 
-/** A step's verdict as another step shows it. */
+/** The main step's verdict as the post step shows it. */
 export interface MainVerdict {
   status: ResultStatus;
   failure?: string;
@@ -28,17 +28,13 @@ interface ReportContext {
   recent?: RecentOperations;
   /** Why the recent operations could not be fetched. */
   recentError?: string;
-  /**
-   * Link the project and branches to the Neon console: only when the API is Neon's own
-   * (`consoleLinksFor(settings.apiHost)`), whose console knows these ids.
-   */
+  /** Link the project and branches to the Neon console (`consoleLinksFor`). */
   consoleLinks?: boolean;
 }
 
 /** The report of a wait, built once from its result and what was fetched for the summary. */
 export function buildReport(result: WaitResult, context: ReportContext): Report {
-  // The rest is the wait's own bookkeeping.
-  const { checks, apiUnusable, newestPage, ...seen } = result;
+  const { checks, apiUnusable, newestPage, ...seen } = result; // the wait's own bookkeeping
   return { ...seen, ...context };
 }
 
