@@ -43,6 +43,6 @@ export function branchUrl(
 }
 
 /** An id as inline code, linked when there is an address for it. */
-export function linkedCode(id: string, url: string | undefined): string {
+export function linkedCode(id: string, url: string | false | undefined): string {
   return url ? `<a href="${url}">${code(id)}</a>` : code(id);
 }

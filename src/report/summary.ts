@@ -57,11 +57,7 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
  */
 function fit(report: Report, maxChars: number, target: Target): string {
   const view = viewOf(report);
-  const shape: Shape = {
-    errorChars: FULL_ERROR_CHARS,
-    recentRows: view.others.length,
-    timeline: true
-  };
+  const shape = { errorChars: FULL_ERROR_CHARS, recentRows: view.others.length, timeline: true };
   for (;;) {
     const text = render(report, view, shape, target);
     if (Buffer.byteLength(text) <= maxChars) return text;
@@ -117,10 +113,8 @@ function top(report: Report, view: View, shape: Shape): string[] {
     status === 'input_error' && report.requests === 0
       ? ['No request was sent: an input needs fixing.']
       : [
-          projectId &&
-            `Project ${linkedCode(projectId, links ? projectUrl(projectId) : undefined)}`,
-          branchId &&
-            `branch ${linkedCode(branchId, links ? branchUrl(projectId, branchId) : undefined)}`,
+          projectId && `Project ${linkedCode(projectId, links && projectUrl(projectId))}`,
+          branchId && `branch ${linkedCode(branchId, links && branchUrl(projectId, branchId))}`,
           report.waited
             ? `timeout ${formatDuration(report.timeoutMs)}`
             : 'report only (wait: false)',
@@ -194,8 +188,8 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     const errors = table.errors.length > 0 ? ['', ...table.errors] : [];
     return [...(above ? [above, ''] : []), ...table.lines, ...errors, ''];
   };
-  const shortened = (what: string) =>
-    [`_${what} to keep this ${target} within GitHub's size limit._`, ''] as const;
+  const note = (text: string) => lines.push(`_${text}_`, '');
+  const toFit = `to keep this ${target} within GitHub's size limit`;
 
   if (awaited.length > 0) {
     const listed = new Set(view.failing.slice(0, FAILING_LISTED).map((op) => op.id));
@@ -214,11 +208,11 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     const heading =
       recent.since !== undefined ? `Operations since ${utc(recent.since)}` : 'Recent operations';
     lines.push(`#### ${heading} (${escapeText(statusCounts(others))})`, '');
-    const note = `the ${repeated} awaited above ${repeated === 1 ? 'is' : 'are'} not repeated`;
+    const notRepeated = `the ${repeated} awaited above ${repeated === 1 ? 'is' : 'are'} not repeated`;
     if (shownOthers.length > 0)
-      lines.push(...tableOf(shownOthers, undefined, repeated ? note : ''));
+      lines.push(...tableOf(shownOthers, undefined, repeated ? notRepeated : ''));
     if (shownOthers.length < others.length)
-      lines.push(...shortened(`${others.length - shownOthers.length} older rows were left out`));
+      note(`${others.length - shownOthers.length} older rows were left out ${toFit}.`);
   } else if (recent) {
     const none =
       recent.operations.length > 0
@@ -229,19 +223,15 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     lines.push('#### Recent operations', '', none, '');
   }
   if (recent?.scanStopped)
-    lines.push(
-      `_Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist._`,
-      ''
+    note(
+      `Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist.`
     );
   if (shape.errorChars < FULL_ERROR_CHARS) {
     const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
-    lines.push(...shortened(`Error texts were ${how}`));
+    note(`Error texts were ${how} ${toFit}.`);
   }
   if (report.recentError)
-    lines.push(
-      `_Recent operations could not be loaded: ${escapeText(report.recentError, 300)}_`,
-      ''
-    );
+    note(`Recent operations could not be loaded: ${escapeText(report.recentError, 300)}`);
   return lines;
 }
 

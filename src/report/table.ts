@@ -46,10 +46,7 @@ interface Column {
 
 const created = (op: Operation): number => Date.parse(op.created_at);
 const branchLink = (op: Operation, { consoleLinks, projectId }: Context): string =>
-  linkedCode(
-    op.branch_id as string,
-    consoleLinks ? branchUrl(op.project_id || projectId, op.branch_id) : undefined
-  );
+  linkedCode(op.branch_id!, consoleLinks && branchUrl(op.project_id || projectId, op.branch_id));
 
 /** The operations table's columns, in order; one left empty by every row is not shown. */
 export const COLUMNS: readonly Column[] = [
