@@ -29,11 +29,7 @@ const MODE_WORDS = Object.fromEntries(([
 ] as const).map(([kind, subject, heading, section, counted, none]) => [kind, { subject, heading, section, counted, none }]));
 
 /** How much of the report is shown: cut down by `fit` until it fits. */
-interface Shape {
-  errorChars: number;
-  recentRows: number;
-  timeline: boolean;
-}
+type Shape = { errorChars: number; recentRows: number; timeline: boolean };
 
 /** Where a report goes: the job summary, or the PR comment. */
 type Target = 'summary' | 'comment';
@@ -69,22 +65,19 @@ function fit(report: Report, maxChars: number, target: Target): string {
   }
 }
 
-/** The operations a report lists, each once: the awaited ones, then the other recent ones. */
-interface View {
-  awaited: Operation[];
-  others: Operation[];
-  /** Recent operations left out of the recent table because they are awaited ones. */
-  repeated: number;
-  failing: Operation[];
-}
-
-function viewOf(report: Report): View {
+/**
+ * The operations a report lists, each once: the awaited ones, the other recent ones (`repeated`:
+ * how many recent ones are awaited ones), and the failing ones (the first `listed` on top).
+ */
+type View = ReturnType<typeof viewOf>;
+function viewOf(report: Report) {
   const awaited = uniqueById(report.operations);
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
   const failing = awaited.filter((op) => outcomeOf(op.status) === 'failed');
-  return { awaited, others, repeated: recent.length - others.length, failing };
+  const listed = failing.slice(0, FAILING_LISTED);
+  return { awaited, others, repeated: recent.length - others.length, failing, listed };
 }
 
 function uniqueById(ops: readonly Operation[]): Operation[] {
@@ -125,13 +118,10 @@ function top(report: Report, view: View, shape: Shape): string[] {
   // failure (a timeout, the API, the inputs) is quoted.
   if (report.failure && !(view.failing.length > 0 && isKnownStatus(status)))
     lines.push(`> ${quote(report.failure)}`, '');
-  if (view.failing.length > 0) {
-    for (const op of view.failing.slice(0, FAILING_LISTED))
-      lines.push(errorItem(op, shape.errorChars));
-    if (view.failing.length > FAILING_LISTED)
-      lines.push(`- and ${view.failing.length - FAILING_LISTED} more in the table below`);
-    lines.push('');
-  }
+  const failing = view.listed.map((op) => errorItem(op, shape.errorChars));
+  const more = view.failing.length - view.listed.length;
+  if (more > 0) failing.push(`- and ${more} more in the table below`);
+  if (failing.length > 0) lines.push(...failing, '');
   const { none } = MODE_WORDS[report.kind];
   if (none && view.awaited.length === 0 && !report.failure) lines.push(none, '');
   if (report.database) lines.push(databaseLine(report.database), '');
@@ -192,9 +182,8 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
   const toFit = `to keep this ${target} within GitHub's size limit`;
 
   if (awaited.length > 0) {
-    const listed = new Set(view.failing.slice(0, FAILING_LISTED).map((op) => op.id));
     lines.push(`#### ${words.heading} (${escapeText(statusCounts(awaited))})`, '');
-    lines.push(...tableOf(awaited, listed));
+    lines.push(...tableOf(awaited, new Set(view.listed.map((op) => op.id))));
   }
 
   const shownOthers = others.slice(0, shape.recentRows);

@@ -29,11 +29,8 @@ interface OperationsTable {
   errors: string[];
 }
 
-/** What a cell may depend on beyond its row. */
-interface Context extends Pick<TableOptions, 'now' | 'projectId' | 'consoleLinks'> {
-  /** Every row started the same day (UTC): the day goes in the caption, times in the column. */
-  oneDay: boolean;
-}
+/** What a cell may depend on beyond its row; `oneDay`: every row started the same day (UTC). */
+type Context = TableOptions & { oneDay: boolean };
 
 interface Column {
   header: string;
