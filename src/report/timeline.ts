@@ -76,19 +76,15 @@ const TICKS = [
   1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
   604_800
 ];
-const UNITS: Array<[number, string]> = [
-  [7 * 86_400, 'week'],
-  [86_400, 'day'],
-  [3600, 'hour'],
-  [60, 'minute'],
-  [1, 'second']
-];
+const UNITS = Object.entries({ week: 604_800, day: 86_400, hour: 3600, minute: 60, second: 1 });
 
 export function tickInterval(spanMs: number): string {
   const seconds = TICKS.find((s) => spanMs / (s * 1000) <= 10) ?? 30 * 86_400;
-  const [per, unit] = UNITS.find(([u]) => seconds % u === 0) as [number, string];
+  const [unit, per] = UNITS.find(([, u]) => seconds % u === 0)!;
   return `${seconds / per}${unit}`;
 }
+
+const TAGS = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' };
 
 function bar(op: Operation, now: number): Bar | undefined {
   const start = Date.parse(op.created_at);
@@ -97,10 +93,7 @@ function bar(op: Operation, now: number): Bar | undefined {
   // A duration the chart cannot draw (negative, or past year 275760) is drawn as a moment.
   const reported = operationDurationMs(op, now) ?? 0;
   const duration = isValidTime(start + reported) && reported >= 0 ? Math.min(reported, YEAR_MS) : 0;
-  const tag = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' }[
-    outcomeOf(op.status)
-  ];
-  return { label: barLabel(op), tag, start, end: start + duration };
+  return { label: barLabel(op), tag: TAGS[outcomeOf(op.status)], start, end: start + duration };
 }
 
 /**
@@ -112,12 +105,9 @@ function barLabel(op: Operation): string {
   return `${id} ${mermaidText(actionName(op.action))}`;
 }
 
-export function mermaidText(text: string): string {
-  return (
-    text
-      .replace(/[^A-Za-z0-9 ._()-]+/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 60) || 'operation'
-  );
-}
+export const mermaidText = (text: string): string =>
+  text
+    .replace(/[^A-Za-z0-9 ._()-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 60) || 'operation';
