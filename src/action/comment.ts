@@ -73,10 +73,8 @@ export async function writeComment(
       return '';
     }
     const target = { ...context.repo, issue_number: issueNumber };
-    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(token, {
-      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
-    });
+    const stops = [AbortSignal.timeout(COMMENT_BUDGET_MS), ...(signal ? [signal] : [])];
+    const octokit = getOctokit(token, { request: { signal: AbortSignal.any(stops) } });
     // What the report says, without times: an unchanged digest leaves the comment as it is.
     const digest = digestOf(stableView(report));
     const body = `${marker(tag, digest)}\n${redact(renderComment(report))}`;

@@ -29,17 +29,13 @@ function linkable(id: string | undefined): id is string {
   return typeof id === 'string' && RESOURCE_ID.test(id);
 }
 
-export function projectUrl(projectId: string | undefined): string | undefined {
+export function projectUrl(projectId?: string): string | undefined {
   return linkable(projectId) ? `${CONSOLE}/app/projects/${projectId}` : undefined;
 }
 
-export function branchUrl(
-  projectId: string | undefined,
-  branchId: string | undefined
-): string | undefined {
-  return linkable(projectId) && linkable(branchId)
-    ? `${CONSOLE}/app/projects/${projectId}/branches/${branchId}`
-    : undefined;
+export function branchUrl(projectId?: string, branchId?: string): string | undefined {
+  const project = projectUrl(projectId);
+  return project && linkable(branchId) ? `${project}/branches/${branchId}` : undefined;
 }
 
 /** An id as inline code, linked when there is an address for it. */

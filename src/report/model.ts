@@ -6,11 +6,7 @@ import type { RecentOperations } from './recent.js';
 import { COLUMNS } from './table.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
-export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> &
-  ReportContext & {
-    /** The post step of `watch_job`: the main step's verdict, shown beside what the post step saw. */
-    mainStep?: MainVerdict;
-  };
+export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> & ReportContext;
 
 /** The main step's verdict as the post step shows it. */
 export interface MainVerdict {
@@ -30,6 +26,8 @@ interface ReportContext {
   recentError?: string;
   /** Link the project and branches to the Neon console (`consoleLinksFor`). */
   consoleLinks?: boolean;
+  /** The post step of `watch_job`: the main step's verdict, shown beside what the post step saw. */
+  mainStep?: MainVerdict;
 }
 
 /** The report of a wait, built once from its result and what was fetched for the summary. */

@@ -143,12 +143,11 @@ function headline(report: Report, view: View): string {
   const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.kind].subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
-  // Project mode awaited the project (or branch) the facts line names.
-  if (report.kind === 'project')
-    return `${verdict} ${report.waited ? `after ${took}` : '(report only)'}`;
-  const what = namesOf(view.awaited);
-  const succeeded = ['passed', 'skipped'].includes(outcomeOf(status));
+  const succeeded = report.kind !== 'project' && ['passed', 'skipped'].includes(outcomeOf(status));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
+  // Project mode awaited the project (or branch) the facts line names.
+  if (report.kind === 'project') return `${verdict} ${when}`;
+  const what = namesOf(view.awaited);
   return `${verdict} · ${what ? `${what} ` : ''}${when}`;
 }
 
