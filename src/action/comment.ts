@@ -6,11 +6,9 @@ import { renderComment } from '../report/summary.js';
 import type { Settings } from '../settings.js';
 import { redact } from '../util/redact.js';
 
-// Our comment is found by marker and author among the PR's comments, which GitHub lists oldest
-// first only: page 1 (where a PR's first run puts it; its Link names the last page), then the
-// newest pages backwards, where any comment we wrote later lies. So a long PR gains at most one
-// more comment, never one per run. No id is kept in the runner's state: a later run cannot read it,
-// and the post step finds the main step's comment in as few requests.
+// Our comment is found by marker and author. GitHub lists comments oldest first only: page 1 holds
+// a PR's first run's, the newest pages any later one, so a long PR gains at most one more comment.
+// No id is kept in the runner's state: a later run could not read it.
 
 /** The hidden line that tells this action's comment apart: tag, then a digest of the content. */
 const MARKER_PREFIX = '<!-- neon-operations-wait-action';
@@ -75,10 +73,8 @@ export async function writeComment(
       return '';
     }
     const target = { ...context.repo, issue_number: issueNumber };
-    const budget = AbortSignal.timeout(COMMENT_BUDGET_MS);
-    const octokit = getOctokit(token, {
-      request: { signal: signal ? AbortSignal.any([signal, budget]) : budget }
-    });
+    const stops = [AbortSignal.timeout(COMMENT_BUDGET_MS), ...(signal ? [signal] : [])];
+    const octokit = getOctokit(token, { request: { signal: AbortSignal.any(stops) } });
     // What the report says, without times: an unchanged digest leaves the comment as it is.
     const digest = digestOf(stableView(report));
     const body = `${marker(tag, digest)}\n${redact(renderComment(report))}`;
@@ -103,9 +99,8 @@ export async function writeComment(
       log.info(`The PR comment is up to date: ${mine.html_url}`);
       return mine.html_url;
     }
-    const { owner, repo } = target;
     const { data } = mine
-      ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body })
+      ? await octokit.rest.issues.updateComment({ ...context.repo, comment_id: mine.id, body })
       : await octokit.rest.issues.createComment({ ...target, body });
     log.info(`${mine ? 'Updated the PR comment' : 'Commented on the PR'}: ${data.html_url}`);
     return data.html_url;
@@ -123,7 +118,7 @@ export async function writeComment(
   }
 }
 
-/** The first comment by `author` with our marker for this tag, read as the file's header says. */
+/** The first comment by `author` with our marker for this tag: on page 1, else the newest first. */
 async function ourComment(octokit: Octokit, target: Target, tag: string, author: string) {
   let link = '';
   const read = (page: number) =>

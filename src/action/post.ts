@@ -24,18 +24,17 @@ export async function run(signal = new AbortController().signal): Promise<void> 
     return;
   }
   const main = state.savedMainVerdict();
-  const settings = {
-    projectId: mark.projectId,
-    operationIds: [],
-    givenOperations: [],
-    jobMark: mark,
-    watchJob: false,
-    // The main step listed the recent operations, and checked the database unless it only watched.
-    ...(main && { databaseUrl: undefined }),
-    summaryLimit: 0
-  };
   await runAction(signal, {
-    settings,
+    settings: {
+      projectId: mark.projectId,
+      operationIds: [],
+      givenOperations: [],
+      jobMark: mark,
+      watchJob: false,
+      // The main step listed the recent operations, and checked the database unless it only watched.
+      ...(main && { databaseUrl: undefined }),
+      summaryLimit: 0
+    },
     report: (seen) => wholeJob({ ...seen, waited: true }, main)
   });
 }

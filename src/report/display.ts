@@ -1,4 +1,5 @@
 import type { Operation } from '../neon/operation.js';
+import { capital } from '../util/text.js';
 import { isInProgress } from '../wait/status.js';
 
 // Where the generic rule (first letter up, underscores to spaces) reads badly.
@@ -12,9 +13,11 @@ const NAMES: Record<string, string> = {
 /** "Create branch" for `create_branch`; any new action string still reads well. */
 export function actionName(action: string): string {
   if (Object.hasOwn(NAMES, action)) return NAMES[action] as string;
-  const words = action.replace(/[_-]+/g, ' ').trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : 'Operation';
+  return capital(action.replace(/[_-]+/g, ' ').trim()) || 'Operation';
 }
+
+/** `1 attempt`, `3 attempts`. */
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** A time a Date can hold (the API's text could say year 275760 or worse). */
 export function isValidTime(ms: number): boolean {

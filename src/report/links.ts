@@ -3,17 +3,11 @@ import { RESOURCE_ID } from '../neon/operation.js';
 import { code } from './markdown.js';
 
 /**
- * Links to the Neon console, for a report read by people who use it. The console's addresses
- * follow Neon's own tools:
- * - neondatabase/mcp-server-neon, `mcp/tools/handlers/urls.ts`: `/app/projects/:projectId` and
- *   `/app/projects/:projectId/branches/:branchId`, on the console host that serves the API
- *   (the API's base URL without `/api/v2`);
- * - neondatabase/neon_local_vs_code_extension, `src/views/schemaView.ts`: the same branch address
- *   on `https://console.neon.tech`.
- * Neither they nor Neon's docs show an address for a single compute (endpoint), so none is made up
- * here: an endpoint is shown without a link.
+ * Links to the Neon console, at the addresses Neon's own tools use (`/app/projects/:projectId`,
+ * `…/branches/:branchId` on the API's origin): neondatabase/mcp-server-neon
+ * `mcp/tools/handlers/urls.ts`, neondatabase/neon_local_vs_code_extension
+ * `src/views/schemaView.ts`. Neither shows a compute's address, so an endpoint gets no link.
  */
-
 const CONSOLE = new URL(NEON_API_HOST).origin;
 
 /**
@@ -23,13 +17,8 @@ const CONSOLE = new URL(NEON_API_HOST).origin;
 export function consoleLinksFor(apiHost: string): boolean {
   try {
     const url = new URL(apiHost);
-    return (
-      `${url.origin}${url.pathname.replace(/\/+$/, '')}` === NEON_API_HOST &&
-      !url.search &&
-      !url.hash &&
-      !url.username &&
-      !url.password
-    );
+    const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    return base === NEON_API_HOST && !url.search && !url.hash && !url.username && !url.password;
   } catch {
     return false;
   }
@@ -40,20 +29,16 @@ function linkable(id: string | undefined): id is string {
   return typeof id === 'string' && RESOURCE_ID.test(id);
 }
 
-export function projectUrl(projectId: string | undefined): string | undefined {
+export function projectUrl(projectId?: string): string | undefined {
   return linkable(projectId) ? `${CONSOLE}/app/projects/${projectId}` : undefined;
 }
 
-export function branchUrl(
-  projectId: string | undefined,
-  branchId: string | undefined
-): string | undefined {
-  return linkable(projectId) && linkable(branchId)
-    ? `${CONSOLE}/app/projects/${projectId}/branches/${branchId}`
-    : undefined;
+export function branchUrl(projectId?: string, branchId?: string): string | undefined {
+  const project = projectUrl(projectId);
+  return project && linkable(branchId) ? `${project}/branches/${branchId}` : undefined;
 }
 
 /** An id as inline code, linked when there is an address for it. */
-export function linkedCode(id: string, url: string | undefined): string {
+export function linkedCode(id: string, url: string | false | undefined): string {
   return url ? `<a href="${url}">${code(id)}</a>` : code(id);
 }

@@ -6,13 +6,9 @@ import type { RecentOperations } from '../neon/recent.js';
 import { COLUMNS } from './table.js';
 
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
-export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> &
-  ReportContext & {
-    /** The post step of `watch_job`: the main step's verdict, shown beside what the post step saw. */
-    mainStep?: MainVerdict;
-  };
+export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> & ReportContext;
 
-/** A step's verdict as another step shows it. */
+/** The main step's verdict as the post step shows it. */
 export interface MainVerdict {
   status: ResultStatus;
   failure?: string;
@@ -28,17 +24,15 @@ interface ReportContext {
   recent?: RecentOperations;
   /** Why the recent operations could not be fetched. */
   recentError?: string;
-  /**
-   * Link the project and branches to the Neon console: only when the API is Neon's own
-   * (`consoleLinksFor(settings.apiHost)`), whose console knows these ids.
-   */
+  /** Link the project and branches to the Neon console (`consoleLinksFor`). */
   consoleLinks?: boolean;
+  /** The post step of `watch_job`: the main step's verdict, shown beside what the post step saw. */
+  mainStep?: MainVerdict;
 }
 
 /** The report of a wait, built once from its result and what was fetched for the summary. */
 export function buildReport(result: WaitResult, context: ReportContext): Report {
-  // The rest is the wait's own bookkeeping.
-  const { checks, apiUnusable, newestPage, ...seen } = result;
+  const { checks, apiUnusable, newestPage, ...seen } = result; // the wait's own bookkeeping
   return { ...seen, ...context };
 }
 

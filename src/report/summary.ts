@@ -1,5 +1,6 @@
-import { actionName, statusCounts, utc } from './display.js';
+import { actionName, count, statusCounts, utc } from './display.js';
 import { formatDuration } from '../util/duration.js';
+import { capital } from '../util/text.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import type { Operation } from '../neon/operation.js';
@@ -19,38 +20,29 @@ const FULL_ERROR_CHARS = 300;
 /** Failing operations listed on top; the rest are in the table below it. */
 export const FAILING_LISTED = 10;
 
-/** How each kind of wait names what it followed: headline, table heading, timeline section, count. */
+/** How each kind of wait names what it followed: headline, table heading, timeline section, count, none. */
 // prettier-ignore
 const MODE_WORDS = Object.fromEntries(([
-  ['operations', 'operations', 'Awaited operations', 'Awaited', 'awaited'],
-  ['project', 'project activity', 'Operations seen in progress', 'Seen in progress', 'seen in progress'],
-  ['job', 'operations during this job', 'Operations during this job', 'This job', 'during this job']
-] as const).map(([kind, subject, heading, section, counted]) => [kind, { subject, heading, section, counted }]));
+  ['operations', 'operations', 'Awaited operations', 'Awaited', 'awaited', ''],
+  ['project', 'project activity', 'Operations seen in progress', 'Seen in progress', 'seen in progress', 'No operation was in progress.'],
+  ['job', 'operations during this job', 'Operations during this job', 'This job', 'during this job', 'This job started no operation.']
+] as const).map(([kind, subject, heading, section, counted, none]) => [kind, { subject, heading, section, counted, none }]));
 
-interface Shape {
-  /** Longest error text shown. */
-  errorChars: number;
-  /** Rows of recent operations shown. */
-  recentRows: number;
-  timeline: boolean;
-}
+/** How much of the report is shown: cut down by `fit` until it fits. */
+type Shape = { errorChars: number; recentRows: number; timeline: boolean };
 
 /** Where a report goes: the job summary, or the PR comment. */
 type Target = 'summary' | 'comment';
 
 /**
  * The job summary (also the `summary` output) as Markdown, at most `maxChars` bytes: the verdict
- * on one line, what failed, then the tables and the timeline. See `fit` for what goes first when
- * it is too long. Every string from the API is escaped.
+ * on one line, what failed, then the tables and the timeline. Every string from the API is escaped.
  */
 export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): string {
   return fit(report, maxChars, 'summary');
 }
 
-/**
- * The PR comment: the same top as the summary (verdict, what failed), with the tables and the
- * timeline folded in one `<details>` so that a pull request's conversation stays short.
- */
+/** The PR comment: the summary's top, with the tables and the timeline folded in `<details>`. */
 export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string {
   return fit(report, maxChars, 'comment');
 }
@@ -61,40 +53,31 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
  */
 function fit(report: Report, maxChars: number, target: Target): string {
   const view = viewOf(report);
-  let shape: Shape = {
-    errorChars: FULL_ERROR_CHARS,
-    recentRows: view.others.length,
-    timeline: true
-  };
+  const shape = { errorChars: FULL_ERROR_CHARS, recentRows: view.others.length, timeline: true };
   for (;;) {
     const text = render(report, view, shape, target);
-    if (byteLength(text) <= maxChars) return text;
-    if (shape.errorChars > 80) shape = { ...shape, errorChars: 80 };
-    else if (shape.recentRows > 0)
-      shape = { ...shape, recentRows: Math.floor(shape.recentRows / 2) };
-    else if (shape.timeline) shape = { ...shape, timeline: false };
-    else if (shape.errorChars > 0) shape = { ...shape, errorChars: 0 };
+    if (Buffer.byteLength(text) <= maxChars) return text;
+    if (shape.errorChars > 80) shape.errorChars = 80;
+    else if (shape.recentRows > 0) shape.recentRows = Math.floor(shape.recentRows / 2);
+    else if (shape.timeline) shape.timeline = false;
+    else if (shape.errorChars > 0) shape.errorChars = 0;
     else return cut(text, maxChars);
   }
 }
 
-/** The operations a report lists, each once: the awaited ones, then the other recent ones. */
-interface View {
-  awaited: Operation[];
-  /** Recent operations that are not awaited ones. */
-  others: Operation[];
-  /** Recent operations left out of the recent table because they are awaited ones. */
-  repeated: number;
-  failing: Operation[];
-}
-
-function viewOf(report: Report): View {
+/**
+ * The operations a report lists, each once: the awaited ones, the other recent ones (`repeated`:
+ * how many recent ones are awaited ones), and the failing ones (the first `listed` on top).
+ */
+type View = ReturnType<typeof viewOf>;
+function viewOf(report: Report) {
   const awaited = uniqueById(report.operations);
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
   const failing = awaited.filter((op) => outcomeOf(op.status) === 'failed');
-  return { awaited, others, repeated: recent.length - others.length, failing };
+  const listed = failing.slice(0, FAILING_LISTED);
+  return { awaited, others, repeated: recent.length - others.length, failing, listed };
 }
 
 function uniqueById(ops: readonly Operation[]): Operation[] {
@@ -105,13 +88,8 @@ function render(report: Report, view: View, shape: Shape, target: Target): strin
   const lines = top(report, view, shape);
   const details = body(report, view, shape, target);
   if (target === 'comment' && details.length > 0) {
-    lines.push(
-      `<details><summary>${detailsTitle(report, view, details)}</summary>`,
-      '',
-      ...details,
-      '</details>',
-      ''
-    );
+    const title = detailsTitle(report, view, details);
+    lines.push(`<details><summary>${title}</summary>`, '', ...details, '</details>', '');
   } else lines.push(...details);
   lines.push(`<sub>${utc(report.finishedAt)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
   return lines.join('\n');
@@ -120,49 +98,39 @@ function render(report: Report, view: View, shape: Shape, target: Target): strin
 /** What to read first: the verdict, the facts, why it failed and which operations failed. */
 function top(report: Report, view: View, shape: Shape): string[] {
   const lines = [headline(report, view), ''];
-  if (report.mainStep) lines.push(mainStepLine(report.mainStep, shape), '');
+  const quote = (text: string) => escapeText(text, Math.max(200, shape.errorChars * 4));
+  if (report.mainStep) lines.push(mainStepLine(report.mainStep, quote), '');
+  const { projectId, branchId, consoleLinks: links } = report;
   const status = report.status || 'unknown';
-  const links = Boolean(report.consoleLinks);
   const facts =
     status === 'input_error' && report.requests === 0
       ? ['No request was sent: an input needs fixing.']
       : [
-          report.projectId
-            ? `Project ${linkedCode(report.projectId, links ? projectUrl(report.projectId) : undefined)}`
-            : undefined,
-          report.branchId
-            ? `branch ${linkedCode(report.branchId, links ? branchUrl(report.projectId, report.branchId) : undefined)}`
-            : undefined,
+          projectId && `Project ${linkedCode(projectId, links && projectUrl(projectId))}`,
+          branchId && `branch ${linkedCode(branchId, links && branchUrl(projectId, branchId))}`,
           report.waited
             ? `timeout ${formatDuration(report.timeoutMs)}`
             : 'report only (wait: false)',
-          `${report.requests} API request${report.requests === 1 ? '' : 's'}`
+          count(report.requests, 'API request')
         ].filter(Boolean);
   lines.push(facts.join(' · '), '');
-  // The failure of a wait that ended on an operation's status names the failing operations, which
-  // the list below shows better; any other failure (a timeout, the API, the inputs) is quoted.
+  // A wait that ended on an operation's status failed for the operations listed below; any other
+  // failure (a timeout, the API, the inputs) is quoted.
   if (report.failure && !(view.failing.length > 0 && isKnownStatus(status)))
-    lines.push(`> ${escapeText(report.failure, Math.max(200, shape.errorChars * 4))}`, '');
-  if (view.failing.length > 0) {
-    for (const op of view.failing.slice(0, FAILING_LISTED))
-      lines.push(errorItem(op, shape.errorChars));
-    if (view.failing.length > FAILING_LISTED)
-      lines.push(`- and ${view.failing.length - FAILING_LISTED} more in the table below`);
-    lines.push('');
-  }
-  if (report.kind === 'project' && view.awaited.length === 0 && !report.failure)
-    lines.push('No operation was in progress.', '');
-  if (report.kind === 'job' && view.awaited.length === 0 && !report.failure)
-    lines.push('This job started no operation.', '');
+    lines.push(`> ${quote(report.failure)}`, '');
+  const failing = view.listed.map((op) => errorItem(op, shape.errorChars));
+  const more = view.failing.length - view.listed.length;
+  if (more > 0) failing.push(`- and ${more} more in the table below`);
+  if (failing.length > 0) lines.push(...failing, '');
+  const { none } = MODE_WORDS[report.kind];
+  if (none && view.awaited.length === 0 && !report.failure) lines.push(none, '');
   if (report.database) lines.push(databaseLine(report.database), '');
   return lines;
 }
 
 /** `Main step: ❌ error · why`: the post step's report shows the whole job. */
-function mainStepLine(main: MainVerdict, shape: Shape): string {
-  const why = main.failure
-    ? ` · ${escapeText(main.failure, Math.max(200, shape.errorChars * 4))}`
-    : '';
+function mainStepLine(main: MainVerdict, quote: (text: string) => string): string {
+  const why = main.failure ? ` · ${quote(main.failure)}` : '';
   return `Main step: ${statusMarker(main.status)} ${escapeText(statusLabel(main.status))}${why}`;
 }
 
@@ -175,12 +143,11 @@ function headline(report: Report, view: View): string {
   const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.kind].subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
-  // Project mode awaited the project (or branch) the facts line names.
-  if (report.kind === 'project')
-    return `${verdict} ${report.waited ? `after ${took}` : '(report only)'}`;
-  const what = namesOf(view.awaited);
-  const succeeded = ['passed', 'skipped'].includes(outcomeOf(status));
+  const succeeded = report.kind !== 'project' && ['passed', 'skipped'].includes(outcomeOf(status));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
+  // Project mode awaited the project (or branch) the facts line names.
+  if (report.kind === 'project') return `${verdict} ${when}`;
+  const what = namesOf(view.awaited);
   return `${verdict} · ${what ? `${what} ` : ''}${when}`;
 }
 
@@ -189,7 +156,7 @@ function namesOf(ops: readonly Operation[]): string {
   const names = [...new Set(ops.map((op) => (op.action ? actionName(op.action) : '')))];
   if (ops.length === 0) return '';
   if (names.length > 3 || names.includes('') || names.length < ops.length)
-    return `${ops.length} operation${ops.length === 1 ? '' : 's'}`;
+    return count(ops.length, 'operation');
   const escaped = names.map((name) => escapeText(name, 60));
   return escaped.length === 1
     ? escaped[0]!
@@ -199,66 +166,41 @@ function namesOf(ops: readonly Operation[]): string {
 /** The tables, the timeline and the notes: in the summary as they are, in a comment folded. */
 function body(report: Report, view: View, shape: Shape, target: Target): string[] {
   const lines: string[] = [];
-  const now = report.finishedAt;
-  const tableOf = (
-    ops: readonly Operation[],
-    options: { errorsShown?: ReadonlySet<string>; note?: string } = {}
-  ): string[] => {
-    const table = operationsTable(ops, {
-      now,
-      errorChars: shape.errorChars,
-      projectId: report.projectId,
-      consoleLinks: report.consoleLinks,
-      errorsShown: options.errorsShown
-    });
-    const above = [table.caption, options.note].filter(Boolean).join(' · ');
-    return [
-      ...(above ? [above[0]!.toUpperCase() + above.slice(1), ''] : []),
-      ...table.lines,
-      ...(table.errors.length > 0 ? ['', ...table.errors] : [])
-    ];
+  const { awaited, others, repeated } = view;
+  const { recent, finishedAt: now } = report;
+  const words = MODE_WORDS[report.kind];
+  const tableOf = (ops: readonly Operation[], errorsShown?: Set<string>, note?: string) => {
+    const { projectId, consoleLinks } = report;
+    const options = { now, errorChars: shape.errorChars, projectId, consoleLinks, errorsShown };
+    const table = operationsTable(ops, options);
+    const above = capital([table.caption, note].filter(Boolean).join(' · '));
+    const errors = table.errors.length > 0 ? ['', ...table.errors] : [];
+    return [...(above ? [above, ''] : []), ...table.lines, ...errors, ''];
   };
+  const note = (text: string) => lines.push(`_${text}_`, '');
+  const toFit = `to keep this ${target} within GitHub's size limit`;
 
-  const { awaited, others } = view;
   if (awaited.length > 0) {
-    const listed = new Set(view.failing.slice(0, FAILING_LISTED).map((op) => op.id));
-    const title = MODE_WORDS[report.kind].heading;
-    lines.push(`#### ${title} (${escapeText(statusCounts(awaited))})`, '');
-    lines.push(...tableOf(awaited, { errorsShown: listed }), '');
+    lines.push(`#### ${words.heading} (${escapeText(statusCounts(awaited))})`, '');
+    lines.push(...tableOf(awaited, new Set(view.listed.map((op) => op.id))));
   }
 
   const shownOthers = others.slice(0, shape.recentRows);
-  if (shape.timeline) {
-    const section = MODE_WORDS[report.kind].section;
-    const timeline = renderTimeline(awaited, shownOthers, now, section);
-    if (timeline.length > 0 && target === 'comment')
-      lines.push('#### Timeline (times in your time zone)', '', ...timeline, '');
-    else if (timeline.length > 0)
-      lines.push(
-        '<details open><summary>Timeline (times in your time zone)</summary>',
-        '',
-        ...timeline,
-        '',
-        '</details>',
-        ''
-      );
-  }
+  const timeline = shape.timeline ? renderTimeline(awaited, shownOthers, now, words.section) : [];
+  const title = 'Timeline (times in your time zone)';
+  if (timeline.length > 0 && target === 'comment') lines.push(`#### ${title}`, '', ...timeline, '');
+  else if (timeline.length > 0)
+    lines.push(`<details open><summary>${title}</summary>`, '', ...timeline, '', '</details>', '');
 
-  const recent = report.recent;
   if (recent && others.length > 0) {
-    const recentTitle =
+    const heading =
       recent.since !== undefined ? `Operations since ${utc(recent.since)}` : 'Recent operations';
-    lines.push(`#### ${recentTitle} (${escapeText(statusCounts(others))})`, '');
-    const note =
-      view.repeated > 0
-        ? `the ${view.repeated} awaited above ${view.repeated === 1 ? 'is' : 'are'} not repeated`
-        : undefined;
-    if (shownOthers.length > 0) lines.push(...tableOf(shownOthers, { note }), '');
+    lines.push(`#### ${heading} (${escapeText(statusCounts(others))})`, '');
+    const notRepeated = `the ${repeated} awaited above ${repeated === 1 ? 'is' : 'are'} not repeated`;
+    if (shownOthers.length > 0)
+      lines.push(...tableOf(shownOthers, undefined, repeated ? notRepeated : ''));
     if (shownOthers.length < others.length)
-      lines.push(
-        `_${others.length - shownOthers.length} older rows were left out to keep this ${target} within GitHub's size limit._`,
-        ''
-      );
+      note(`${others.length - shownOthers.length} older rows were left out ${toFit}.`);
   } else if (recent) {
     const none =
       recent.operations.length > 0
@@ -269,22 +211,15 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     lines.push('#### Recent operations', '', none, '');
   }
   if (recent?.scanStopped)
-    lines.push(
-      `_Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist._`,
-      ''
+    note(
+      `Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist.`
     );
-  if (shape.errorChars < FULL_ERROR_CHARS)
-    lines.push(
-      shape.errorChars > 0
-        ? `_Error texts were shortened to ${shape.errorChars} characters to keep this ${target} within GitHub's size limit._`
-        : `_Error texts were left out to keep this ${target} within GitHub's size limit._`,
-      ''
-    );
+  if (shape.errorChars < FULL_ERROR_CHARS) {
+    const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
+    note(`Error texts were ${how} ${toFit}.`);
+  }
   if (report.recentError)
-    lines.push(
-      `_Recent operations could not be loaded: ${escapeText(report.recentError, 300)}_`,
-      ''
-    );
+    note(`Recent operations could not be loaded: ${escapeText(report.recentError, 300)}`);
   return lines;
 }
 
@@ -301,16 +236,12 @@ function detailsTitle(report: Report, view: View, details: readonly string[]): s
 
 /** One line on the database check: how long it took to answer after the operations were done. */
 function databaseLine(db: DatabaseCheck): string {
-  const where = `Database ${code(db.target)}`;
-  const attempts = `${db.attempts} attempt${db.attempts === 1 ? '' : 's'}`;
+  const where = `🐘 Database ${code(db.target)}`;
+  const attempts = count(db.attempts, 'attempt');
   if (db.ready)
-    return `🐘 ${where} answered \`SELECT 1\` ${formatDuration(db.answeredAfterMs ?? 0)} after the operations were done (${attempts}).`;
-  if (db.notTried) return `🐘 ${where} was not checked: ${escapeText(db.notTried)}.`;
-  return `🐘 ${where} did not answer \`SELECT 1\` (${attempts}).`;
-}
-
-function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+    return `${where} answered \`SELECT 1\` ${formatDuration(db.answeredAfterMs ?? 0)} after the operations were done (${attempts}).`;
+  if (db.notTried) return `${where} was not checked: ${escapeText(db.notTried)}.`;
+  return `${where} did not answer \`SELECT 1\` (${attempts}).`;
 }
 
 /** Last resort: cut at a line boundary, close a fold left open, and say so. */
@@ -319,7 +250,7 @@ function cut(text: string, maxChars: number): string {
   const close = '\n</details>\n';
   const room = maxChars - note.length - close.length;
   let end = Math.max(0, room - 16);
-  while (end > 0 && byteLength(text.slice(0, end)) > room) end = Math.floor(end * 0.9);
+  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > room) end = Math.floor(end * 0.9);
   const kept = text.slice(0, text.lastIndexOf('\n', end) + 1);
   const open = kept.split('<details').length - kept.split('</details>').length;
   return kept + (open > 0 ? close : '') + note;

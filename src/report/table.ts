@@ -4,6 +4,7 @@ import { branchUrl, linkedCode } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type Operation, shortId } from '../neon/operation.js';
 import { formatDuration } from '../util/duration.js';
+import { capital } from '../util/text.js';
 
 /** Keeps a short cell on one line: GitHub wraps table cells at spaces when the page is narrow. */
 const NBSP = '&nbsp;';
@@ -14,51 +15,35 @@ export interface TableOptions {
   errorChars: number;
   /** The project of operations that do not say (for console links). */
   projectId?: string;
-  /** Link branches to the Neon console. */
   consoleLinks?: boolean;
   /** Operations whose error is already shown above the table: not repeated under it. */
   errorsShown?: ReadonlySet<string>;
 }
 
 interface OperationsTable {
-  /**
-   * What every row shares, said once above the table instead of in a column (`On branch … ·
-   * compute … · started on 2026-11-25, times UTC`); empty when the rows share nothing.
-   */
+  /** What every row shares, said once above the table (`On branch … · started on …, times UTC`). */
   caption: string;
-  /** The Markdown table: header, separator, one line per row. */
+  /** Header, separator, one line per row. */
   lines: string[];
-  /**
-   * The rows' error texts, as a list to put under the table: a long text in a column would squeeze
-   * every other column of a comment-wide table into several lines.
-   */
+  /** The rows' error texts, listed under the table: in a cell they would squeeze the others. */
   errors: string[];
 }
 
-/** What a cell may depend on beyond its row. */
-interface Context extends Pick<TableOptions, 'now' | 'projectId' | 'consoleLinks'> {
-  /** Every row started the same day (UTC): the day goes in the caption, times in the column. */
-  oneDay: boolean;
-}
+/** What a cell may depend on beyond its row; `oneDay`: every row started the same day (UTC). */
+type Context = TableOptions & { oneDay: boolean };
 
 interface Column {
   header: string;
   cell(op: Operation, context: Context): string;
   /** The value that, shared by every row, is said once above the table instead (`on branch …`). */
   shared?: { key(op: Operation): string; said(op: Operation, context: Context): string };
-  /**
-   * What of the row counts for the PR comment's digest (`stableView`): a change there rewrites the
-   * comment. None for what changes on every run (a duration) or follows from what counts.
-   */
+  /** What counts for the PR comment's digest (`stableView`): none for what changes every run. */
   digest?: (op: Operation) => unknown;
 }
 
 const created = (op: Operation): number => Date.parse(op.created_at);
 const branchLink = (op: Operation, { consoleLinks, projectId }: Context): string =>
-  linkedCode(
-    op.branch_id as string,
-    consoleLinks ? branchUrl(op.project_id || projectId, op.branch_id) : undefined
-  );
+  linkedCode(op.branch_id!, consoleLinks && branchUrl(op.project_id || projectId, op.branch_id));
 
 /** The operations table's columns, in order; one left empty by every row is not shown. */
 export const COLUMNS: readonly Column[] = [
@@ -76,10 +61,7 @@ export const COLUMNS: readonly Column[] = [
   {
     header: 'Compute',
     cell: (op) => (op.endpoint_id ? code(op.endpoint_id) : ''),
-    shared: {
-      key: (op) => op.endpoint_id ?? '',
-      said: (op) => `compute ${code(op.endpoint_id as string)}`
-    }
+    shared: { key: (op) => op.endpoint_id ?? '', said: (op) => `compute ${code(op.endpoint_id!)}` }
   },
   {
     header: 'Duration',
@@ -108,16 +90,14 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
   const days = new Set(ops.map((op) => utc(created(op), 'date')).filter(Boolean));
   const context = { ...options, oneDay: days.size === 1 };
   const said: string[] = [];
-  const shown = COLUMNS.filter((column) => {
-    if (column.header !== 'Operation' && ops.every((op) => column.cell(op, context) === ''))
-      return false;
-    const keys = new Set(ops.map((op) => column.shared?.key(op)).filter(Boolean));
-    if (!column.shared || keys.size !== 1) return true;
-    said.push(column.shared.said(ops.find((op) => column.shared!.key(op)) as Operation, context));
+  const shown = COLUMNS.filter(({ header, cell, shared }) => {
+    if (header !== 'Operation' && ops.every((op) => cell(op, context) === '')) return false;
+    if (!shared || new Set(ops.map(shared.key).filter(Boolean)).size !== 1) return true;
+    said.push(shared.said(ops.find(shared.key)!, context));
     return false;
   });
-  const started = shown.some((c) => c.header === 'Started');
-  if (context.oneDay && started) said.push(`started on ${[...days][0]}, times UTC`);
+  if (context.oneDay && shown.some((c) => c.header === 'Started'))
+    said.push(`started on ${[...days][0]}, times UTC`);
   const header = (c: Column) =>
     c.header === 'Started' && !context.oneDay ? 'Started (UTC)' : c.header;
 
@@ -126,16 +106,13 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
     `| ${shown.map(() => '---').join(' | ')} |`,
     ...ops.map((op) => `| ${shown.map((c) => c.cell(op, context)).join(' | ')} |`)
   ];
-  const caption = said.join(' · ');
   const errors = ops
     .filter((op) => op.error && errorChars > 0 && !errorsShown?.has(op.id))
     .map((op) => errorItem(op, errorChars));
-  return { caption: caption && caption[0]!.toUpperCase() + caption.slice(1), lines, errors };
+  return { caption: capital(said.join(' · ')), lines, errors };
 }
 
-function status(op: Operation): string {
-  return op.status ?? 'not seen';
-}
+const status = (op: Operation): string => op.status ?? 'not seen';
 
 /** `(2 failures)` beside a status; nothing for none. */
 function failures(op: Operation, space = NBSP): string {

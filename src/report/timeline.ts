@@ -14,16 +14,11 @@ interface Bar {
 }
 
 /**
- * A Mermaid gantt chart of the operations that were awaited (`title` names them), and of the
- * project's other operations that started while they ran. The chart spans only that stretch, so
- * a 2.7 s and a 4.5 s operation are drawn 2.7 and 4.5 s long; older history is in the tables.
- * Nothing is drawn without an awaited operation to draw.
- *
- * Dates are Unix milliseconds (`dateFormat x`): Mermaid reads them as the same instant in every
- * time zone, so no reader's daylight-saving change can shift a bar or squash it to nothing. Mermaid
- * draws its axis in the reader's own time zone (it has no UTC axis), which the summary says.
- *
- * Mermaid reads its own syntax, not Markdown, so labels keep only letters, digits and a few marks.
+ * A Mermaid gantt chart of the awaited operations (`title` names them) and of the others that
+ * started while they ran: only that stretch, so short operations stay readable; nothing without an
+ * awaited operation. Dates are Unix milliseconds (`dateFormat x`), the same instant in every time
+ * zone, so no daylight-saving change shifts a bar; the axis is in the reader's time zone (Mermaid
+ * has no UTC axis), which the summary says. Labels are Mermaid syntax, not Markdown (`mermaidText`).
  */
 export function renderTimeline(
   awaited: readonly Operation[],
@@ -31,27 +26,21 @@ export function renderTimeline(
   now: number,
   title = 'Awaited'
 ): string[] {
-  const awaitedIds = new Set(awaited.map((op) => op.id));
-  const mainBars = awaited.map((op) => bar(op, now)).filter((b): b is Bar => b !== undefined);
+  const barsOf = (ops: readonly Operation[]) => ops.flatMap((op) => bar(op, now) ?? []);
+  const mainBars = barsOf(awaited);
   if (mainBars.length === 0) return [];
   const from = Math.min(...mainBars.map((b) => b.start));
   const to = Math.max(...mainBars.map((b) => b.end));
-  const alongside = others
-    .filter((op) => !awaitedIds.has(op.id))
-    .map((op) => bar(op, now))
-    .filter((b): b is Bar => b !== undefined && b.start >= from && b.start <= to);
-  const sections: Array<[string, Bar[]]> = [
-    [title, mainBars],
-    ['Other operations', alongside]
-  ];
-  let budget = TIMELINE_ROWS;
-  let left = 0;
-  for (const section of sections) {
-    left += Math.max(0, section[1].length - budget);
-    section[1] = section[1].slice(0, budget);
-    budget -= section[1].length;
-  }
+  const alongside = barsOf(others.filter((op) => !awaited.some((a) => a.id === op.id))).filter(
+    (b) => b.start >= from && b.start <= to
+  );
+  const shownMain = mainBars.slice(0, TIMELINE_ROWS);
+  const sections = [
+    [title, shownMain],
+    ['Other operations', alongside.slice(0, TIMELINE_ROWS - shownMain.length)]
+  ] as const;
   const bars = sections.flatMap(([, b]) => b);
+  const left = mainBars.length + alongside.length - bars.length;
   const span = Math.max(...bars.map((b) => b.end)) - Math.min(...bars.map((b) => b.start));
   // An instant still gets a visible sliver, but never one that reaches past now.
   const minWidth = span > 0 ? Math.max(1, Math.round(span / 150)) : 1000;
@@ -87,19 +76,15 @@ const TICKS = [
   1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
   604_800
 ];
-const UNITS: Array<[number, string]> = [
-  [7 * 86_400, 'week'],
-  [86_400, 'day'],
-  [3600, 'hour'],
-  [60, 'minute'],
-  [1, 'second']
-];
+const UNITS = Object.entries({ week: 604_800, day: 86_400, hour: 3600, minute: 60, second: 1 });
 
 export function tickInterval(spanMs: number): string {
   const seconds = TICKS.find((s) => spanMs / (s * 1000) <= 10) ?? 30 * 86_400;
-  const [per, unit] = UNITS.find(([u]) => seconds % u === 0) as [number, string];
+  const [unit, per] = UNITS.find(([, u]) => seconds % u === 0)!;
   return `${seconds / per}${unit}`;
 }
+
+const TAGS = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' };
 
 function bar(op: Operation, now: number): Bar | undefined {
   const start = Date.parse(op.created_at);
@@ -108,10 +93,7 @@ function bar(op: Operation, now: number): Bar | undefined {
   // A duration the chart cannot draw (negative, or past year 275760) is drawn as a moment.
   const reported = operationDurationMs(op, now) ?? 0;
   const duration = isValidTime(start + reported) && reported >= 0 ? Math.min(reported, YEAR_MS) : 0;
-  const tag = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' }[
-    outcomeOf(op.status)
-  ];
-  return { label: barLabel(op), tag, start, end: start + duration };
+  return { label: barLabel(op), tag: TAGS[outcomeOf(op.status)], start, end: start + duration };
 }
 
 /**
@@ -123,12 +105,9 @@ function barLabel(op: Operation): string {
   return `${id} ${mermaidText(actionName(op.action))}`;
 }
 
-export function mermaidText(text: string): string {
-  return (
-    text
-      .replace(/[^A-Za-z0-9 ._()-]+/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 60) || 'operation'
-  );
-}
+export const mermaidText = (text: string): string =>
+  text
+    .replace(/[^A-Za-z0-9 ._()-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 60) || 'operation';
