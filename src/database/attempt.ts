@@ -1,8 +1,8 @@
 /**
- * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
- * What pg lacks is kept here: libpq's `sslmode` (pg 8.2x verifies under `require`, never falls
- * back), `channel_binding=require` and `require_auth` (pg answers any request with the password;
- * `enableChannelBinding` only prefers PLUS), a bound on what the server sends (pg buffers it whole).
+ * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails. Here,
+ * as pg lacks them: libpq's `sslmode` (pg verifies under `require`, never falls back), its
+ * `channel_binding=require` and `require_auth` (pg answers any request with the password), a bound
+ * on what the server sends (pg buffers each message whole).
  */
 import type { Socket } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
@@ -22,10 +22,7 @@ export type Ca = string | string[] | undefined;
 /** Why an attempt failed (one line, without the password), and whether waiting can help. */
 export type AttemptFailure = { retry: boolean; message: string };
 
-/**
- * Undefined when the database answered. The socket is destroyed after `timeoutMs` or when `signal`
- * aborts (the caller then sees its signal aborted).
- */
+/** Undefined when the database answered. `timeoutMs` or `signal` ends the attempt at once. */
 export async function attemptSelectOne(
   target: DatabaseTarget,
   ca: Ca,
@@ -36,7 +33,8 @@ export async function attemptSelectOne(
   const { tries, next, asked } = tlsPlan(target, ca);
   for (const [index, ssl] of tries.entries()) {
     try {
-      return await selectOne(target, ssl, signal ? AbortSignal.any([timeout, signal]) : timeout);
+      await selectOne(target, ssl, signal ? AbortSignal.any([timeout, signal]) : timeout);
+      return;
     } catch (thrown) {
       const error = timeout.aborted
         ? new AttemptTimeoutError(`no answer within ${formatDuration(timeoutMs)}`)
@@ -47,22 +45,15 @@ export async function attemptSelectOne(
   }
 }
 
-/**
- * libpq's sslmode: the TLS settings tried in order, which failure moves to the next, and what
- * asked for TLS (for messages). A root certificate makes `require` verify the chain, and
- * channel_binding=require needs TLS.
- */
+/** libpq's sslmode: TLS settings in order, the failure that moves to the next, what asked for TLS. */
 function tlsPlan(target: DatabaseTarget, ca: Ca) {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
   const encrypt: Tls = { ...versions, rejectUnauthorized: false };
   const verify: Tls = { ...versions, rejectUnauthorized: true, ca };
-  const needsTls = target.channelBinding === 'require' && /^(allow|prefer)$/.test(target.sslMode);
-  const mode =
-    target.sslMode === 'require' && target.sslRootCert
-      ? 'verify-ca'
-      : needsTls
-        ? 'require'
-        : target.sslMode;
+  // libpq: a root certificate makes `require` verify the chain; channel binding needs TLS.
+  let mode = target.sslMode === 'require' && target.sslRootCert ? 'verify-ca' : target.sslMode;
+  const needsTls = target.channelBinding === 'require' && /^(allow|prefer)$/.test(mode);
+  if (needsTls) mode = 'require';
   const plans: Record<typeof mode, [Tls[], ((e: unknown) => boolean)?]> = {
     disable: [[false]],
     // Plain first, TLS when the server turns plain away (pg_hba.conf: hostssl only).
@@ -91,11 +82,7 @@ const REQUESTS: Record<string, keyof typeof ASKED | 'ok'> = {
 };
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
-async function selectOne(
-  target: DatabaseTarget,
-  ssl: Tls,
-  signal: AbortSignal
-): Promise<undefined> {
+async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal): Promise<void> {
   // Loaded on first use: runs without `database_url` never load pg.
   const pg = (await import('pg')) as { Client: typeof Client };
   if (signal.aborted) throw new CancelledError();

@@ -1,8 +1,7 @@
 /**
- * `database_url`, a libpq URL. pg's own parser (`pg-connection-string`) splits it; its TLS reading
- * is not used: it reads `sslrootcert` whole and synchronously (a FIFO blocks, `/dev/zero` fills
- * memory), knows no `sslrootcert=system`, and ignores `channel_binding` and `require_auth`. Kept
- * here: libpq 16's reading of those, and an input error for every parameter pg cannot honour.
+ * `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`). Its TLS reading is not
+ * used (it reads `sslrootcert` whole and at once, and ignores `sslrootcert=system`, `channel_binding`
+ * and `require_auth`): libpq 16's reading is here, and an input error for what pg cannot honour.
  */
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
@@ -52,7 +51,7 @@ export function parseDatabaseUrl(value: string) {
     const url = new URL(text);
     // As libpq (conninfo_uri_parse_params): in order, the last value of a name wins.
     params = new Map(url.searchParams);
-    // Files are read by the probe, bounded; pg's parser would read them at once.
+    // pg's parser would read these files at once, and check sslmode its own way.
     for (const name of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'])
       url.searchParams.delete(name);
     config = parse(url.href);
@@ -62,7 +61,7 @@ export function parseDatabaseUrl(value: string) {
     );
   }
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
-  const param = (name: string): string | undefined => params.get(name);
+  const param = params.get.bind(params);
   for (const name of params.keys()) {
     const lower = name.toLowerCase();
     const hint = KEYWORDS.has(lower) ? ` (names are case-sensitive: write ${lower})` : '';
@@ -165,22 +164,19 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 export function secretsOf(value: string): string[] {
   const text = value.trim();
   const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
-  const written = [
-    authority,
-    authority?.split('@')[0],
-    ...[...text.matchAll(SECRET_PARAMS)].map((match) => match[2])
-  ];
-  const forms = new Set([value, text]);
-  for (const password of written.filter(Boolean) as string[]) {
-    let decoded = password;
+  const inQuery = [...text.matchAll(SECRET_PARAMS)].map((match) => match[2]);
+  const forms = [value, text];
+  for (const written of [authority, authority?.split('@')[0], ...inQuery]) {
+    if (!written) continue;
+    let decoded = written;
     try {
-      decoded = decodeURIComponent(password);
+      decoded = decodeURIComponent(written);
     } catch {
       // Malformed: the form as written is all there is.
     }
-    for (const form of [password, decoded, encodeURIComponent(decoded)]) forms.add(form);
+    forms.push(written, decoded, encodeURIComponent(decoded));
   }
-  return [...forms];
+  return [...new Set(forms)];
 }
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {
