@@ -1,9 +1,7 @@
-/**
- * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails. Here,
- * as pg lacks them: libpq's `sslmode` (pg verifies under `require`, never falls back), its
- * `channel_binding=require` and `require_auth` (pg answers any request with the password), a bound
- * on what the server sends (pg buffers each message whole).
- */
+// One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
+// Here as pg lacks them: libpq's sslmode (pg verifies under `require`, never falls back),
+// channel_binding=require and require_auth (pg answers any request with the password), and a
+// bound on what the server sends (pg buffers each message whole).
 import type { Socket } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
@@ -134,8 +132,7 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   client.on('error', () => undefined);
   const con = client.connection as Connection & { stream: Socket };
   const destroy = (): void => void con.stream.destroy();
-  // Every message passes here before pg's client: a refused request, and all after it, never
-  // reach pg, which would answer it with the password.
+  // Every message passes here first: pg never sees a refused request (it would send the password).
   const emit = con.emit.bind(con);
   let refused = false;
   con.emit = ((event: string, ...args: unknown[]): boolean => {
@@ -148,8 +145,7 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     return true;
   }) as typeof con.emit;
   let received = 0;
-  // pg's parser throws, out of the socket's handler, on what it cannot read (an unknown
-  // authentication method, as libpq refuses): that ends the connection, not the process.
+  // pg's parser throws out of the socket's handler on what it cannot read: end the connection.
   const guard = (stream: Socket): void => {
     const emitData = stream.emit.bind(stream);
     stream.emit = ((event: string, ...args: unknown[]): boolean => {
@@ -210,8 +206,7 @@ export function classifyConnectionError(error: unknown, tls: string): AttemptFai
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
   if (/client password must be a (non-empty )?string/.test(text))
     return { retry: false, message: 'the server asks for a password, and the URL has none' };
-  // Anything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
-  // "Console request failed", rate limits) may pass: retry it until the deadline.
+  // Anything else (refused, reset, DNS, timeouts, Neon's compute starting, rate limits) may pass.
   return { retry: !rejected, message: text };
 }
 
@@ -220,10 +215,8 @@ function codeOf(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
-/**
- * Duck-typed: Node's own errors are not `instanceof Error` in test sandboxes. A refused `localhost`
- * (::1 and 127.0.0.1) is an AggregateError with an empty message.
- */
+// Duck-typed (Node's errors are not `instanceof Error` in test sandboxes); a refused `localhost`
+// (::1 and 127.0.0.1) is an AggregateError with an empty message.
 function describe(error: unknown): string {
   const { message, errors } = (error ?? {}) as { message?: unknown; errors?: unknown };
   const said = typeof message === 'string' ? message : '';

@@ -1,7 +1,5 @@
-/**
- * The readiness probe: once Neon reports the operations done, the compute may still be starting or
- * waking. `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
- */
+// The readiness probe: once Neon reports the operations done, the compute may still be waking.
+// `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
 import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -13,9 +11,8 @@ import { attemptSelectOne, type Ca } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
 /**
- * What the database check found (the `database_ready` output, the summary's line): `target` is
- * `host:port/database`; `answeredAfterMs` counts from the end of the wait for the operations;
- * `notTried` says why no connection was tried, `problem` why the database is not ready.
+ * What the database check found (the `database_ready` output, the summary's line): `answeredAfterMs`
+ * counts from the end of the wait; `notTried` says why none was tried, `problem` why not ready.
  */
 export interface DatabaseCheck {
   ready: boolean;
@@ -61,13 +58,14 @@ export async function probeDatabase(options: {
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
+  const tried = (): string => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   // `oneLine` also redacts secrets: a server may quote the user name, which may be the password.
   const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => {
     const elapsedMs = clock.now() - started;
     return { ready: false, reason, message: oneLine(message, MAX_MESSAGE), attempts, elapsedMs };
   };
   const cancelled = (): ProbeResult =>
-    fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
+    fail('cancelled', `The database probe of ${where} was cancelled after ${tried()}.`);
 
   if (signal?.aborted) return cancelled();
   let ca: Ca;
@@ -109,14 +107,13 @@ export async function probeDatabase(options: {
   return fail(
     'timeout',
     `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
-      `(${plural(attempts)}; last error: ${lastError}).`
+      `(${tried()}; last error: ${lastError}).`
   );
 }
 
 /**
- * `sslrootcert`, read bounded (a FIFO or `/dev/zero` would block or fill memory): opened without
- * blocking, only a regular file read. `system`: the system's store (Node >= 22.15; older Node has
- * only its bundled CAs, the default).
+ * `sslrootcert`, read bounded (a FIFO would block, `/dev/zero` fill memory). `system`: the system's
+ * store (Node >= 22.15; older Node has only its bundled CAs, the default).
  */
 async function readRootCert(path: string | undefined, signal: AbortSignal): Promise<Ca> {
   if (path === undefined) return undefined;
@@ -131,8 +128,4 @@ async function readRootCert(path: string | undefined, signal: AbortSignal): Prom
   };
   const stop = once(signal, 'abort').then(() => Promise.reject(signal.reason));
   return Promise.race([read(), stop]).finally(() => void file.close());
-}
-
-function plural(attempts: number): string {
-  return `${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }

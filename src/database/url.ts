@@ -1,8 +1,6 @@
-/**
- * `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`). Its TLS reading is not
- * used (it reads `sslrootcert` whole and at once, and ignores `sslrootcert=system`, `channel_binding`
- * and `require_auth`): libpq 16's reading is here, and an input error for what pg cannot honour.
- */
+// `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`) but for TLS: that reads
+// `sslrootcert` whole and at once and ignores `system`, channel_binding and require_auth. Here:
+// libpq 16's reading of those, and an input error for every parameter pg cannot honour.
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
 import { redactUrl, SECRET_PARAMS } from '../util/redact.js';
@@ -84,14 +82,13 @@ export function parseDatabaseUrl(value: string) {
     return found;
   };
 
-  const host = config.host ?? '';
-  if (host === '' || host.startsWith('/'))
-    throw fail('has no host (Unix sockets are not supported)');
+  const host = config.host;
+  if (!host || host.startsWith('/')) throw fail('has no host (Unix sockets are not supported)');
   if (host.includes(',')) throw fail('names several hosts; give one');
   const port = config.port ? Number(config.port) : 5432;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail('has an invalid port');
-  const user = config.user ?? '';
-  if (user === '') throw fail('has no user name');
+  const user = config.user;
+  if (!user) throw fail('has no user name');
   if (config.database?.includes('/')) throw fail('has a "/" in the database name');
 
   const sslRootCert = param('sslrootcert') || undefined;
@@ -132,7 +129,6 @@ export function parseDatabaseUrl(value: string) {
     user,
     /** Not enumerable (below): logging or serialising a target does not show it. */
     password: '',
-    /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as verify-ca). */
     sslMode,
     sslRootCert,
     channelBinding,
@@ -157,9 +153,9 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 }
 
 /**
- * Every string that would reveal the secret, for masking before validation: the URL, and the
- * password as written, decoded and encoded, from the authority (up to the last or the first `@`)
- * and from each secret parameter (`password=`, `sslpassword=`, ...). Works on malformed values too.
+ * What would reveal a secret, to mask before validation (malformed values too): the URL, and the
+ * password as written, decoded and encoded, from the authority (to the last or the first `@`) and
+ * from each secret parameter (`password=`, `sslpassword=`, ...).
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();

@@ -6,9 +6,8 @@ import type { WaitLog } from './tracker.js';
 import type { WaitResult } from './wait.js';
 
 /**
- * Ready means a query answers: once the awaited operations succeeded (or the project is idle),
- * connect and run `SELECT 1` until it answers or the deadline passes. A refusal that waiting cannot
- * fix ends the step as `database_error`; no answer by the deadline, as `timeout`.
+ * Ready means a query answers: once the wait succeeded, `SELECT 1` until it answers or the deadline
+ * passes. A refusal that waiting cannot fix ends as `database_error`; no answer, as `timeout`.
  */
 export async function checkDatabase(
   result: WaitResult,
