@@ -90,13 +90,11 @@ export async function probeDatabase(options: {
       return { ready: true, attempts, elapsedMs: clock.now() - started };
     }
     if (signal?.aborted) return cancelled();
-    // Redacted before cutting, so that no half of a secret survives the cut.
     lastError = oneLine(failed.message, MAX_MESSAGE);
     if (!failed.retry) {
       onAttempt?.({ attempt: attempts, error: lastError });
       return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
     }
-    // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
     const rest = deadline - clock.now();
     const kept = rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0;
     const delayMs = Math.max(0, Math.min(retryDelay(attempts), rest - kept));

@@ -128,7 +128,7 @@ export function parseDatabaseUrl(value: string) {
     database: param('dbname') || config.database || user,
     user,
     /** Not enumerable (below): logging or serialising a target does not show it. */
-    password: '',
+    password: config.password ?? '',
     sslMode,
     sslRootCert,
     channelBinding,
@@ -140,10 +140,7 @@ export function parseDatabaseUrl(value: string) {
     options: config.options || undefined,
     applicationName: config.application_name || undefined
   };
-  return Object.defineProperty(target, 'password', {
-    value: config.password ?? '',
-    enumerable: false
-  });
+  return Object.defineProperty(target, 'password', { enumerable: false });
 }
 
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */
