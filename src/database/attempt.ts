@@ -1,7 +1,6 @@
 // One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
-// Here as pg lacks them: libpq's sslmode (pg verifies under `require`, never falls back),
-// channel_binding=require and require_auth (pg answers any request with the password), and a
-// bound on what the server sends (pg buffers each message whole).
+// pg lacks libpq's sslmode (it verifies under `require`, never falls back), channel_binding=require
+// and require_auth (it answers any request with the password), and a bound on what a server sends.
 import type { Socket } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
@@ -43,7 +42,7 @@ export async function attemptSelectOne(
   }
 }
 
-/** libpq's sslmode: TLS settings in order, the failure that moves to the next, what asked for TLS. */
+/** libpq's sslmode: TLS settings in order, the failure moving to the next, what asked for TLS. */
 function tlsPlan(target: DatabaseTarget, ca: Ca) {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
   const encrypt: Tls = { ...versions, rejectUnauthorized: false };
@@ -72,7 +71,7 @@ const ASKED = {
   md5: 'asked for an MD5 password',
   'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
 };
-/** pg's names of the authentication requests (and SASL's three), as libpq's require_auth names them. */
+/** pg's authentication requests (and SASL's three) by the names of libpq's require_auth. */
 const REQUESTS: Record<string, keyof typeof ASKED | 'ok'> = {
   authenticationOk: 'ok',
   authenticationCleartextPassword: 'password',

@@ -11,8 +11,9 @@ import { attemptSelectOne, type Ca } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
 /**
- * What the database check found (the `database_ready` output, the summary's line): `answeredAfterMs`
- * counts from the end of the wait; `notTried` says why none was tried, `problem` why not ready.
+ * What the database check found (the `database_ready` output, the summary's line):
+ * `answeredAfterMs` counts from the end of the wait; `notTried` says why none was tried, `problem`
+ * why the database is not ready.
  */
 export interface DatabaseCheck {
   ready: boolean;

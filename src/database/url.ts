@@ -1,4 +1,4 @@
-// `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`) but for TLS: that reads
+// `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`) but for TLS: it reads
 // `sslrootcert` whole and at once and ignores `system`, channel_binding and require_auth. Here:
 // libpq 16's reading of those, and an input error for every parameter pg cannot honour.
 import { parse } from 'pg-connection-string';
