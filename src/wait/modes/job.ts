@@ -23,7 +23,7 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
         if (operations.some((op) => !isAfterMark(op, mark))) break;
       }
     },
-    verdict: () => tracker.settledVerdict(settings.failFast),
+    verdict: () => tracker.verdict(settings.failFast, true),
     conclude() {
       const failures = tracker.failures(settings.failFast);
       if (failures.length) return failed(`Operation(s) this job started on ${scope}`, failures);

@@ -31,7 +31,7 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
           tracker.record(await client.getOperation(projectId, op.id, deadline));
       }
     },
-    verdict: () => tracker.settledVerdict(failFast),
+    verdict: () => tracker.verdict(failFast, true),
     conclude() {
       if (!settings.wait)
         return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
