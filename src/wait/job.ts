@@ -29,18 +29,15 @@ export async function markJobStart(
   deadline: number
 ): Promise<JobMark> {
   const { operations } = await client.listOperations(projectId, { limit: PAGE_SIZE }, deadline);
-  const createdAt = Math.max(
-    ...operations.map((op) => Date.parse(op.created_at)).filter(Number.isFinite)
-  );
+  const times = operations.map((op) => Date.parse(op.created_at));
+  const createdAt = Math.max(...times.filter(Number.isFinite));
   if (!Number.isFinite(createdAt)) return { projectId, ids: [] };
-  const ids = operations.filter((op) => Date.parse(op.created_at) === createdAt).map((op) => op.id);
+  const ids = operations.filter((_, i) => times[i] === createdAt).map((op) => op.id);
   return { projectId, createdAt, ids };
 }
 
 /** The mark as `core.saveState` keeps it, and back; undefined when there is none or it is unreadable. */
-export function encodeMark(mark: JobMark): string {
-  return JSON.stringify(mark);
-}
+export const encodeMark = (mark: JobMark): string => JSON.stringify(mark);
 
 export function decodeMark(text: string): JobMark | undefined {
   try {

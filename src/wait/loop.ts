@@ -49,12 +49,10 @@ export async function waitUntil(
       const state = await check();
       if (state !== 'pending') return ended(state);
 
-      let next = startedAt + delay(checks);
-      if (next > last) {
-        // The schedule would pass the deadline: one last look shortly before it, unless this was it.
-        if (startedAt + MIN_GAP_MS > last) return ended('timeout');
-        next = last;
-      }
+      const wanted = startedAt + delay(checks);
+      // The schedule would pass the deadline: one last look shortly before it, unless this was it.
+      if (wanted > last && startedAt + MIN_GAP_MS > last) return ended('timeout');
+      const next = Math.min(wanted, last);
       const now = clock.now();
       if (now >= deadline) return ended('timeout');
       if (next > now) await clock.sleep(next - now, signal);

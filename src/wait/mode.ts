@@ -55,20 +55,15 @@ export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>
   !branchId || op.branch_id === branchId;
 
 /** The conclusion for operations that did not succeed: the worst status, and why. */
-export const failed = (what: string, ops: Operation[]): Conclusion => ({
-  status: aggregateStatus(ops.map((op) => op.status)),
-  failure: `${what} did not succeed: ${describeFailures(ops)}`
-});
-
-/** `create_branch 1a2b… is error (failures_count 2): text`, for failure messages. */
-function describeFailures(ops: readonly Operation[]): string {
-  return ops
-    .map(
-      (op) =>
-        `${oneLine(op.action, 60)} ${op.id} is ${oneLine(op.status, 40)}` +
-        (op.status === 'failed' ? ' with no retry in sight' : '') +
-        ` (failures_count ${op.failures_count ?? 0})` +
-        (op.error ? `: ${oneLine(op.error, 300)}` : '')
-    )
-    .join('; ');
+export function failed(what: string, ops: Operation[]): Conclusion {
+  // `create_branch 1a2b… is error (failures_count 2): text`
+  const each = ops.map(
+    (op) =>
+      `${oneLine(op.action, 60)} ${op.id} is ${oneLine(op.status, 40)}` +
+      (op.status === 'failed' ? ' with no retry in sight' : '') +
+      ` (failures_count ${op.failures_count ?? 0})` +
+      (op.error ? `: ${oneLine(op.error, 300)}` : '')
+  );
+  const status = aggregateStatus(ops.map((op) => op.status));
+  return { status, failure: `${what} did not succeed: ${each.join('; ')}` };
 }

@@ -27,10 +27,8 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
     conclude() {
       const failures = tracker.failures(settings.failFast);
       if (failures.length) return failed(`Operation(s) this job started on ${scope}`, failures);
-      const seen = tracker.seen();
-      return {
-        status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
-      };
+      const statuses = tracker.seen().map((op) => op.status);
+      return { status: statuses.length ? aggregateStatus(statuses) : WAIT_STATUS.idle };
     }
   };
 }
