@@ -50,22 +50,12 @@ export class OperationTracker {
     for (const op of given) this.entries.set(op.id, { op, since, confirmed: false });
   }
 
-  has(id: string): boolean {
-    return this.entries.has(id);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** Adds an operation to the awaited set (project mode awaits what it finds in progress). */
-  adopt(op: Operation): void {
-    if (!this.entries.has(op.id)) this.entries.set(op.id, { since: this.now(), confirmed: false });
-    this.record(op);
-  }
-
-  record(op: Operation): void {
-    const entry = this.entries.get(op.id.toLowerCase());
+  /** `adopt`: add the operation to the awaited set if new (project and job modes await what they find). */
+  record(op: Operation, adopt = false): void {
+    const id = op.id.toLowerCase();
+    if (adopt && !this.entries.has(id))
+      this.entries.set(id, { since: this.now(), confirmed: false });
+    const entry = this.entries.get(id);
     if (!entry) return;
     const { op: before, confirmed } = entry;
     const same = before?.status === op.status && before?.failures_count === op.failures_count;

@@ -18,7 +18,7 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
     async refresh(deadline: number) {
       for await (const operations of list(deadline, PAGE_SIZE, JOB_MAX_PAGES)) {
         for (const op of operations)
-          if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.adopt(op);
+          if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.record(op, true);
         // Newest first: once a page reaches back past the mark, older pages hold nothing of the job.
         if (operations.some((op) => !isAfterMark(op, mark))) break;
       }

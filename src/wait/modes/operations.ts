@@ -19,7 +19,7 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
   let checks = 0;
   return {
     scope: `project ${projectId}`,
-    goal: `Waiting for ${tracker.size} operation(s) of project ${projectId}`,
+    goal: `Waiting for ${tracker.list().length} operation(s) of project ${projectId}`,
     async refresh(deadline: number) {
       const open = tracker.openIds(failFast);
       const listable = open.filter((id) => !offPage.has(id));

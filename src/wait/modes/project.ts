@@ -21,7 +21,7 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
       for await (const operations of list(deadline, PAGE_SIZE, checks++ ? 1 : FIRST_SCAN_PAGES)) {
         for (const op of operations.filter((o) => onBranch(o, settings))) {
           listed.add(op.id);
-          if (tracker.has(op.id) || isInProgress(op.status)) tracker.adopt(op);
+          tracker.record(op, isInProgress(op.status));
         }
       }
       // Operations still in progress that slipped off the newest page are followed by id.
