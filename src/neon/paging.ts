@@ -34,21 +34,19 @@ export async function* operationPages(
   projectId: string,
   options: PagingOptions
 ): AsyncGenerator<Operation[]> {
+  const { limit, deadline, maxPages, bound } = options;
   const seen = new Set<string>();
   let cursor: string | undefined;
-  let page = options.first;
-  for (let requests = 0; ; page = undefined) {
-    if (!page) {
-      if (requests++ >= options.maxPages) {
-        if (options.bound) options.bound.reached = true;
-        return;
-      }
-      const limit = typeof options.limit === 'function' ? options.limit() : options.limit;
-      page = {
-        ...(await client.listOperations(projectId, { limit, cursor }, options.deadline)),
-        limit
-      };
+  for (let requests = 0, page = options.first; ; page = undefined) {
+    if (!page && requests++ >= maxPages) {
+      if (bound) bound.reached = true;
+      return;
     }
+    const asked = typeof limit === 'function' ? limit() : limit;
+    page ??= {
+      ...(await client.listOperations(projectId, { limit: asked, cursor }, deadline)),
+      limit: asked
+    };
     options.onPage?.(page);
     const fresh = page.operations.filter((op) => !seen.has(op.id));
     if (fresh.length === 0) return;

@@ -1,23 +1,21 @@
-/** When a failed GET is tried again, and after how long: one place to read and test the policy. */
-
 /** The last request of a wait (a check or a retry) goes this long before the deadline, to be answered. */
 export const LAST_TRY_LEAD_MS = 300;
 /** Two tries are never closer than this: a last one that would be is skipped. */
 export const MIN_GAP_MS = 250;
 
 /** Statuses that a later identical GET may well answer: locked, throttled, and the 5xx family. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 423 || status === 429 || (status >= 500 && status < 600);
-}
+export const isRetryableStatus = (status: number): boolean =>
+  status === 423 || status === 429 || (status >= 500 && status < 600);
 
 export interface RetryPolicyOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** First delay after a 429 that names no `Retry-After`: the account's minute budget is spent. */
+  /** First delay after a 429 that names no `Retry-After`. */
   throttleBaseMs?: number;
   random?: () => number;
 }
 
+/** When a failed GET is tried again, and after how long: one place to read and test the policy. */
 export class RetryPolicy {
   constructor(private readonly options: RetryPolicyOptions = {}) {}
 

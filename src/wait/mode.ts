@@ -45,10 +45,8 @@ export interface ModeContext {
 }
 
 /** Which mode the settings ask for, known before the project is (errors report it too). */
-export function kindFor(settings: WaitSettings): WaitKind {
-  if (settings.jobMark) return 'job';
-  return settings.operationIds.length > 0 ? 'operations' : 'project';
-}
+export const kindFor = (settings: WaitSettings): WaitKind =>
+  settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project';
 
 /** The operation is on the branch followed, or no branch is. */
 export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>

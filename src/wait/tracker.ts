@@ -137,9 +137,7 @@ export class OperationTracker {
 
   /** Seen operations that did not succeed, as judged now. */
   failures(failFast: boolean): Operation[] {
-    return [...this.entries]
-      .filter(([id]) => this.judge(id, failFast) === 'failure')
-      .flatMap(([, entry]) => (entry.op ? [entry.op] : []));
+    return this.seen().filter((op) => this.judge(op.id, failFast) === 'failure');
   }
 
   /** The smallest time `of` gives an open operation; undefined if none is open or one gives NaN. */
