@@ -20,12 +20,11 @@ export class RetryPolicy {
   constructor(private readonly options: RetryPolicyOptions = {}) {}
 
   /**
-   * Delay before retry number `attempt + 1`, or undefined when no retry fits in `leftMs`: what the
-   * server asked for, else exponential backoff, from `throttleBaseMs` after a 429 (Neon sends no
-   * `Retry-After`, and its limit is a budget per minute shared by every job of the account: coming
-   * back within a second only spends it). A backoff longer than the time left is cut short, so the
-   * last try lands `LAST_TRY_LEAD_MS` before the deadline rather than never; a `Retry-After` is
-   * never cut below what it asks.
+   * Delay before retry number `attempt + 1`, or undefined when none fits in `leftMs`: what the server
+   * asked for, else exponential backoff, from `throttleBaseMs` after a 429 (Neon sends no
+   * `Retry-After`; its limit is a minute's budget shared by every job of the account). A backoff
+   * past the time left is cut so the last try lands `LAST_TRY_LEAD_MS` before the deadline; a
+   * `Retry-After` is never cut below what it asks.
    */
   delay(attempt: number, leftMs: number, retryAfterMs?: number, throttled = false) {
     const { backoffBaseMs = 1000, backoffMaxMs = 30_000, throttleBaseMs = 5000 } = this.options;

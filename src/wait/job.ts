@@ -17,8 +17,7 @@ export interface JobMark {
 /** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
 export function isAfterMark(op: Operation, mark: JobMark): boolean {
   if (mark.createdAt === undefined) return true;
-  const created = Date.parse(op.created_at);
-  if (!Number.isFinite(created)) return false;
+  const created = Date.parse(op.created_at); // NaN: not after
   return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
 }
 

@@ -1,9 +1,4 @@
-/**
- * The one status vocabulary: what the API's operation statuses mean for a wait (README, "What counts
- * as done"), and the wait's own statuses that the `status` output can hold beside them.
- */
-
-/** Statuses of the wait itself. */
+/** The wait's own statuses, which the `status` output holds beside the API's. */
 export const WAIT_STATUS = {
   idle: 'idle',
   busy: 'busy',
@@ -26,13 +21,14 @@ export type Verdict = 'success' | 'failure' | 'pending';
 export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
 
 /**
- * Every status, in the order the `status` output's description lists them: whether it is the API's
- * (`operation`) or the wait's, its verdict, its rank (the worst of several stands for them all), the
- * marker shown before it in tables, its outcome, and how it reads in a sentence (else as it is).
- * `failed` is pending (the control plane may retry it) but shown as failed. In-progress statuses
- * rank between failures and successes, so that `wait: false` reports "still running" over
- * "finished" but under any failure; the wait's own, but `timeout`, rank as an unknown status would.
- * A Map, not an object literal: an API status such as `__proto__` must find nothing.
+ * The one status vocabulary (README, "What counts as done"): every status, in the order the
+ * `status` output's description lists them, with whether it is the API's (`operation`) or the
+ * wait's, its verdict, its rank (the worst of several stands for them all), the marker shown before
+ * it in tables, its outcome, and how it reads in a sentence (else as it is). `failed` is pending
+ * (the control plane may retry it) but shown as failed. In-progress statuses rank between failures
+ * and successes, so that `wait: false` reports "still running" over "finished" but under any
+ * failure; the wait's own, but `timeout`, rank as an unknown status would. A Map, not an object
+ * literal: an API status such as `__proto__` must find nothing.
  */
 const STATUSES = new Map(
   (

@@ -25,10 +25,9 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
         }
       }
       // Operations still in progress that slipped off the newest page are followed by id.
-      for (const op of tracker.seen()) {
-        if (!listed.has(op.id) && isInProgress(op.status))
-          tracker.record(await client.getOperation(projectId, op.id, deadline));
-      }
+      const slipped = tracker.seen().filter((op) => !listed.has(op.id) && isInProgress(op.status));
+      for (const op of slipped)
+        tracker.record(await client.getOperation(projectId, op.id, deadline));
     },
     verdict: () => tracker.verdict(failFast, true),
     conclude() {
