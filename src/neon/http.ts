@@ -1,10 +1,6 @@
-import { Agent, EnvHttpProxyAgent, request } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 
-type Answer = {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-};
+type Answer = { status: number; headers: Dispatcher.ResponseData['headers']; text: string };
 
 /** One GET. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
@@ -13,10 +9,9 @@ export interface Transport {
 }
 
 /**
- * Every request to the Neon API goes through undici: one keep-alive dispatcher, through the proxy
- * the environment names (`NO_PROXY` honoured) when there is one. undici's `request` follows no
- * redirect, and its `maxResponseSize` fails a body past `maxBodyBytes` (1000 operations are about
- * 0.5 MB) with `UND_ERR_RES_EXCEEDED_MAX_SIZE`, proxied or not. Throws on an unusable proxy URL.
+ * Every request to the Neon API: one keep-alive undici dispatcher, through the proxy the environment
+ * names (`NO_PROXY` honoured) if any. A body past `maxBodyBytes` (1000 operations are about 0.5 MB)
+ * fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Throws on an unusable proxy URL.
  */
 export function createTransport({
   maxBodyBytes = 32 * 1024 * 1024,

@@ -13,7 +13,6 @@ interface PagingOptions {
   /** Operations per request, or a function that says it before each request. */
   limit: number | (() => number);
   deadline: number;
-  /** Stop after this many requests. */
   maxPages: number;
   /** A page already fetched with this limit: used as the first page instead of asking again. */
   first?: FetchedPage;

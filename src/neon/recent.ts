@@ -22,8 +22,7 @@ const SINCE_MAX_PAGES = 50;
 
 /**
  * The project's newest `limit` operations (only `branchId`'s when given), each once, asking for no
- * more than is still missing. Paging rules (cursor on the last page, loops, overlaps) are
- * `operationPages`'s.
+ * more than is still missing.
  */
 export async function fetchRecentOperations(
   client: NeonClient,

@@ -6,7 +6,6 @@ import type { Verdict } from './status.js';
 interface LoopOptions {
   /** Epoch ms; no sleep and no check starts after it. */
   deadline: number;
-  /** Delay before the next check, from the number of checks made so far. */
   delay: (checksDone: number) => number;
   /** Delay before the first check (0: at once). */
   firstDelay?: number;

@@ -32,7 +32,6 @@ export interface WaitMode {
   newestPage(): FetchedPage | undefined;
 }
 
-/** What a mode works with. */
 export interface ModeContext {
   client: NeonClient;
   projectId: string;

@@ -60,10 +60,8 @@ export const STATUS_NAMES = [...STATUSES.keys()];
 /** Every status's row (the test checks each has every column). */
 export const statusRows = () => [...STATUSES];
 
-const apiRow = (status: string) => {
-  const row = STATUSES.get(status);
-  return row?.of === 'operation' ? row : undefined;
-};
+const apiRow = (status: string) =>
+  STATUSES.get(status)?.of === 'operation' ? STATUSES.get(status) : undefined;
 
 /** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
 export const isKnownStatus = (status: string): boolean => apiRow(status) !== undefined;

@@ -101,9 +101,8 @@ export class OperationTracker {
   }
 
   /**
-   * Any failure, else pending while anything is open. `untilSettled`, for modes that follow
-   * everything until it settles (project, job): a failure ends the wait early only with fail_fast
-   * (else it is reported once all settled).
+   * Any failure, else pending while anything is open. `untilSettled` (project and job modes): a
+   * failure ends the wait early only with fail_fast, else it is reported once all settled.
    */
   verdict(failFast: boolean, untilSettled = false): Verdict {
     if ((failFast || !untilSettled) && this.failures(failFast).length) return 'failure';

@@ -31,12 +31,10 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
     },
     verdict: () => tracker.verdict(failFast, true),
     conclude() {
-      if (!settings.wait)
-        return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
-      const failures = tracker.failures(failFast);
-      return failures.length
-        ? failed(`Operation(s) of ${scope}`, failures)
-        : { status: WAIT_STATUS.idle };
+      const failures = settings.wait ? tracker.failures(failFast) : [];
+      if (failures.length) return failed(`Operation(s) of ${scope}`, failures);
+      // Nothing open once a wait ends on its verdict; `wait: false` reports what is.
+      return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
     }
   };
 }
