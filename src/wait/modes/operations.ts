@@ -38,7 +38,6 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
         }
         for (const id of wanted) offPage.add(id);
       }
-      // By id: every open one when not listing, else those no page held.
       const byId = listing ? open.filter((id) => offPage.has(id)) : open;
       for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
     },
