@@ -1,14 +1,12 @@
 /**
- * Every input, once: the action's `with:` names (action.yml is checked against these rows), the
- * command's flags and help, docs/cli.md's options and the README's table (`npm run docs`).
- */
-/**
- * `name`: action.yml's, and the flag's (`--name-with-hyphens`) unless `flag` says otherwise (`--no-wait`
- * sets `wait` to false). `default`: as action.yml writes it (none: required). `min`, `max`: bounds in
- * ms for a duration. `description`: one line stating the default and bounds; `help`: the command's
- * own words where those do not fit it. `only`: where the input exists when not in both front ends.
- * `arg`: the flag's argument (none: a switch). `env`: read when the flag is absent. `secret`: the
- * command names it by its variable (its flag is discouraged). `multiple`: the flag may be repeated.
+ * Every input, once: action.yml is checked against these rows; the command's flags and help and
+ * the docs' tables are made from them (`npm run docs`). `name`: action.yml's, and the flag's
+ * (`--name-with-hyphens`) unless `flag` says otherwise (`--no-wait` sets `wait` to false).
+ * `default`: as action.yml writes it (none: required). `min`, `max`: bounds in ms for a duration.
+ * `description`: one line stating the default and bounds; `help`: the command's words where those
+ * do not fit. `only`: the one front end that has it. `arg`: the flag's argument (none: a switch).
+ * `env`: read when the flag is absent. `secret`: the command names it by its variable (its flag is
+ * discouraged). `multiple`: the flag may be repeated.
  */
 export interface Input {
   name: string;

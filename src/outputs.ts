@@ -14,7 +14,6 @@ interface Output {
 
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
 
-// A table, one output a line: name, description, value (and its text where `String` would not do).
 // prettier-ignore
 export const OUTPUTS: readonly Output[] = [
   { name: 'status', description: `The verdict: ${STATUS_NAMES.slice(0, -1).join(', ')} or ${STATUS_NAMES.at(-1)} (several operations: the worst).`, value: (r) => r.status },

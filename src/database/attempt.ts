@@ -1,11 +1,6 @@
-/**
- * One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
- * Kept here, as pg lacks it: libpq's `sslmode` (pg 8.2x verifies under `require`; no allow/prefer
- * fallback); libpq's `channel_binding=require` and `require_auth`, checked on every message before
- * pg's client reads it (pg answers any request, with the password it read once, and
- * `enableChannelBinding` only prefers PLUS); a bound on what the server sends (pg buffers each
- * message whole, every row).
- */
+// One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
+// pg lacks libpq's sslmode (it verifies under `require`, never falls back), channel_binding=require
+// and require_auth (it answers any request with the password), and a bound on what a server sends.
 import type { Socket } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
@@ -18,45 +13,45 @@ import type { DatabaseTarget } from './url.js';
 /** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
 
-/**
- * Resolves when the database answered; rejects with pg's or Node's error, `AttemptTimeoutError`
- * when `timeoutMs` passed (the socket is destroyed then), or `CancelledError`.
- */
+type Tls = false | ConnectionOptions;
+/** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
+export type Ca = string | string[] | undefined;
+/** Why an attempt failed (one line, without the password), and whether waiting can help. */
+export type AttemptFailure = { retry: boolean; message: string };
+
+/** Undefined when the database answered. `timeoutMs` or `signal` ends the attempt at once. */
 export async function attemptSelectOne(
   target: DatabaseTarget,
   ca: Ca,
   timeoutMs: number,
   signal?: AbortSignal
-): Promise<void> {
+): Promise<AttemptFailure | undefined> {
   const timeout = AbortSignal.timeout(timeoutMs);
-  const bound = AbortSignal.any(signal ? [timeout, signal] : [timeout]);
-  const [tries, next] = tlsPlan(target, ca);
+  const { tries, next, asked } = tlsPlan(target, ca);
   for (const [index, ssl] of tries.entries()) {
     try {
-      return await selectOne(target, ssl, bound);
-    } catch (error) {
-      if (signal?.aborted) throw new CancelledError();
-      if (timeout.aborted)
-        throw new AttemptTimeoutError(`no answer within ${formatDuration(timeoutMs)}`);
-      if (index === tries.length - 1 || !next?.(error)) throw error;
+      await selectOne(target, ssl, signal ? AbortSignal.any([timeout, signal]) : timeout);
+      return;
+    } catch (thrown) {
+      const error = timeout.aborted
+        ? new AttemptTimeoutError(`no answer within ${formatDuration(timeoutMs)}`)
+        : thrown;
+      if (signal?.aborted || index === tries.length - 1 || !next?.(error))
+        return classifyConnectionError(error, asked);
     }
   }
 }
 
-type Tls = false | ConnectionOptions;
-/** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
-export type Ca = string | string[] | undefined;
-
-/** libpq's sslmode: the TLS settings tried in order, and which failure moves to the next. */
-function tlsPlan(target: DatabaseTarget, ca: Ca): [Tls[], ((e: unknown) => boolean)?] {
+/** libpq's sslmode: TLS settings in order, the failure moving to the next, what asked for TLS. */
+function tlsPlan(target: DatabaseTarget, ca: Ca) {
   const versions = { minVersion: target.minTls, maxVersion: target.maxTls };
   const encrypt: Tls = { ...versions, rejectUnauthorized: false };
   const verify: Tls = { ...versions, rejectUnauthorized: true, ca };
   // libpq: a root certificate makes `require` verify the chain; channel binding needs TLS.
   let mode = target.sslMode === 'require' && target.sslRootCert ? 'verify-ca' : target.sslMode;
-  if (target.channelBinding === 'require' && (mode === 'allow' || mode === 'prefer'))
-    mode = 'require';
-  const plans: Record<typeof mode, ReturnType<typeof tlsPlan>> = {
+  const needsTls = target.channelBinding === 'require' && /^(allow|prefer)$/.test(mode);
+  if (needsTls) mode = 'require';
+  const plans: Record<typeof mode, [Tls[], ((e: unknown) => boolean)?]> = {
     disable: [[false]],
     // Plain first, TLS when the server turns plain away (pg_hba.conf: hostssl only).
     allow: [[false, encrypt], (e) => codeOf(e) === '28000'],
@@ -66,7 +61,8 @@ function tlsPlan(target: DatabaseTarget, ca: Ca): [Tls[], ((e: unknown) => boole
     'verify-ca': [[{ ...verify, checkServerIdentity: () => undefined }]],
     'verify-full': [[verify]]
   };
-  return plans[mode];
+  const [tries, next] = plans[mode];
+  return { tries, next, asked: needsTls ? 'channel_binding=require' : `sslmode=${target.sslMode}` };
 }
 
 const ASKED = {
@@ -75,14 +71,11 @@ const ASKED = {
   md5: 'asked for an MD5 password',
   'scram-sha-256': 'offered SCRAM-SHA-256 without channel binding'
 };
-/** pg's names of the authentication requests, by the method libpq's require_auth calls them. */
+/** pg's authentication requests (and SASL's three) by the names of libpq's require_auth. */
 const REQUESTS: Record<string, keyof typeof ASKED | 'ok'> = {
   authenticationOk: 'ok',
   authenticationCleartextPassword: 'password',
-  authenticationMD5Password: 'md5',
-  authenticationSASL: 'scram-sha-256',
-  authenticationSASLContinue: 'scram-sha-256',
-  authenticationSASLFinal: 'scram-sha-256'
+  authenticationMD5Password: 'md5'
 };
 
 /** Connect, `SELECT 1`, end. Aborting `signal` destroys the socket, so nothing outlives it. */
@@ -94,10 +87,9 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   let mechanisms: string[] | undefined;
   let proven = false;
   let authenticated = false;
-  let received = 0;
   // libpq's check of every request (check_expected_areq, pg_SASL_init in fe-auth.c): why it refuses.
   const refusal = (event: string, message?: { mechanisms?: string[] }): string | undefined => {
-    const request = REQUESTS[event];
+    const request = event.startsWith('authenticationSASL') ? 'scram-sha-256' : REQUESTS[event];
     if (request === undefined)
       return event === 'readyForQuery' && !authenticated
         ? 'the server skipped AuthenticationOk'
@@ -135,13 +127,11 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     application_name: target.applicationName ?? 'neon-operations-wait-action',
     options: target.options
   } as ClientConfig);
-  // Once connected, pg also reports a dropped connection as an 'error' event: the awaited calls
-  // below reject with it already.
+  // A dropped connection is also an 'error' event; the awaited calls below reject with it already.
   client.on('error', () => undefined);
   const con = client.connection as Connection & { stream: Socket };
   const destroy = (): void => void con.stream.destroy();
-  // Every message passes here before pg's client sees it: a refused request never reaches pg,
-  // which would answer it (with the password it read once), and nothing after it does either.
+  // Every message passes here first: pg never sees a refused request (it would send the password).
   const emit = con.emit.bind(con);
   let refused = false;
   con.emit = ((event: string, ...args: unknown[]): boolean => {
@@ -153,11 +143,8 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     destroy();
     return true;
   }) as typeof con.emit;
-  const count = (chunk: Buffer): void => {
-    if ((received += chunk.length) > MAX_BYTES) destroy();
-  };
-  // pg's parser throws, out of the socket's handler, on what it cannot read (an unknown
-  // authentication method, as libpq refuses): that ends the connection, not the process.
+  let received = 0;
+  // pg's parser throws out of the socket's handler on what it cannot read: end the connection.
   const guard = (stream: Socket): void => {
     const emitData = stream.emit.bind(stream);
     stream.emit = ((event: string, ...args: unknown[]): boolean => {
@@ -168,25 +155,21 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
         return true;
       }
     }) as typeof stream.emit;
-    stream.on('data', count);
+    stream.on('data', (chunk: Buffer) => (received += chunk.length) > MAX_BYTES && destroy());
   };
   for (const event of ['connect', 'sslconnect']) con.on(event, () => guard(con.stream));
 
   const connecting = client.connect();
   signal.addEventListener('abort', destroy, { once: true });
-  let answered = false;
   try {
     await connecting;
     await client.query('SELECT 1');
-    answered = true;
     // A goodbye, not a wait: a server that never closes must not hold the answer back.
     await Promise.race([client.end().catch(() => undefined), setTimeout(100)]);
   } catch (error) {
-    if (received > MAX_BYTES)
-      throw new Error('the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes', {
-        cause: error
-      });
-    if (!answered) throw error;
+    if (received <= MAX_BYTES) throw error;
+    const why = 'the server sent more than 1 MiB; SELECT 1 needs a few hundred bytes';
+    throw new Error(why, { cause: error });
   } finally {
     signal.removeEventListener('abort', destroy);
     destroy();
@@ -195,58 +178,48 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
 
 /** SQLSTATEs waiting does not fix: 28 (password, role, pg_hba.conf), 3D000 (no such database), 42. */
 const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
-
 /** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
 const TLS_VERIFY_CODE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
-
 /** Messages waiting does not fix: our checks, Neon's proxy refusing, pg's SCRAM failures. */
 const REJECTED_MESSAGES = [
   /^(authentication refused: |the server sent more than |the server broke |SASL: )/,
   /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
 ];
-
 /** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
-/** `tls` names what asked for TLS (`sslmode=verify-full`); `message` is one line, without the password. */
-export function classifyConnectionError(
-  error: unknown,
-  tls: string
-): { retry: boolean; message: string } {
+/** `tls` names what asked for TLS (`sslmode=verify-full`). */
+export function classifyConnectionError(error: unknown, tls: string): AttemptFailure {
   const text = oneLine(describe(error));
   const code = codeOf(error);
+  const rejected = REJECTED_MESSAGES.some((pattern) => pattern.test(text));
   // pg's DatabaseError: the server sent a SQLSTATE.
-  const sqlstate = /^[0-9A-Z]{5}$/.test(code ?? '') && 'severity' in (error as object) && code;
-  const rejected =
-    REJECTED_MESSAGES.some((pattern) => pattern.test(text)) ||
-    REJECTED_SQLSTATE.test(sqlstate || '');
-  if (sqlstate) return { retry: !rejected, message: `${text} (SQLSTATE ${sqlstate})` };
-  if (code && TLS_VERIFY_CODE.test(code))
+  if (/^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object)) {
+    const retry = !rejected && !REJECTED_SQLSTATE.test(code);
+    return { retry, message: `${text} (SQLSTATE ${code})` };
+  }
+  if (TLS_VERIFY_CODE.test(code))
     return { retry: false, message: `TLS certificate verification failed (${tls}): ${text}` };
   if (text === NO_TLS_MESSAGE)
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
   if (/client password must be a (non-empty )?string/.test(text))
     return { retry: false, message: 'the server asks for a password, and the URL has none' };
-  // Anything else (refused, reset, DNS, timeouts, Neon's "Couldn't connect to compute node",
-  // "Console request failed", rate limits) may pass: retry it until the deadline.
+  // Anything else (refused, reset, DNS, timeouts, Neon's compute starting, rate limits) may pass.
   return { retry: !rejected, message: text };
 }
 
-function codeOf(error: unknown): string | undefined {
+function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+  return typeof code === 'string' ? code : '';
 }
 
-/**
- * Duck-typed: Node's own errors are not `instanceof Error` in test sandboxes. A refused `localhost`
- * (::1 and 127.0.0.1) is an AggregateError with an empty message.
- */
+// Duck-typed (Node's errors are not `instanceof Error` in test sandboxes); a refused `localhost`
+// (::1 and 127.0.0.1) is an AggregateError with an empty message.
 function describe(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return String(error);
-  const { message: m, errors } = error as { message?: unknown; errors?: unknown };
-  const message = typeof m === 'string' ? m : '';
-  if (message === '' && Array.isArray(errors) && errors.length > 0)
-    return [...new Set(errors.map((each: unknown) => describe(each)))].join('; ');
-  return message || codeOf(error) || String(error);
+  const { message, errors } = (error ?? {}) as { message?: unknown; errors?: unknown };
+  const said = typeof message === 'string' ? message : '';
+  if (!said && Array.isArray(errors) && errors.length > 0)
+    return [...new Set(errors.map(describe))].join('; ');
+  return said || codeOf(error) || String(error);
 }

@@ -1,21 +1,19 @@
-/**
- * The readiness probe: once Neon reports the operations done, the compute may still be starting or
- * waking. `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
- */
+// The readiness probe: once Neon reports the operations done, the compute may still be waking.
+// `SELECT 1` until it answers or the deadline passes; stop at once when waiting cannot help.
+import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as tls from 'node:tls';
 import { systemClock as clock } from '../util/clock.js';
-import { CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { attemptSelectOne, type Ca, classifyConnectionError } from './attempt.js';
+import { attemptSelectOne, type Ca } from './attempt.js';
 import { type DatabaseTarget, describeTarget } from './url.js';
 
 /**
- * What the database check found (the `database_ready` output, the summary's line): `target` is
- * `host:port/database`; `answeredAfterMs` counts from the end of the wait for the operations;
- * `notTried` says why no connection was tried, `problem` why the database is not ready.
+ * What the database check found (the `database_ready` output, the summary's line):
+ * `answeredAfterMs` counts from the end of the wait; `notTried` says why none was tried, `problem`
+ * why the database is not ready.
  */
 export interface DatabaseCheck {
   ready: boolean;
@@ -27,11 +25,7 @@ export interface DatabaseCheck {
 }
 
 /** `error`: why the attempt failed (one line, no password); `delayMs`: the wait before the next. */
-export interface ProbeAttempt {
-  attempt: number;
-  error?: string;
-  delayMs?: number;
-}
+export type ProbeAttempt = { attempt: number; error?: string; delayMs?: number };
 
 /** `rejected`: not retried; `message`: one line naming host:port/database, never the password. */
 export type ProbeResult = { attempts: number; elapsedMs: number } & (
@@ -65,13 +59,14 @@ export async function probeDatabase(options: {
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
+  const tried = (): string => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   // `oneLine` also redacts secrets: a server may quote the user name, which may be the password.
   const fail = (reason: 'timeout' | 'rejected' | 'cancelled', message: string): ProbeResult => {
     const elapsedMs = clock.now() - started;
     return { ready: false, reason, message: oneLine(message, MAX_MESSAGE), attempts, elapsedMs };
   };
   const cancelled = (): ProbeResult =>
-    fail('cancelled', `The database probe of ${where} was cancelled after ${plural(attempts)}.`);
+    fail('cancelled', `The database probe of ${where} was cancelled after ${tried()}.`);
 
   if (signal?.aborted) return cancelled();
   let ca: Ca;
@@ -86,51 +81,38 @@ export async function probeDatabase(options: {
       `Cannot connect to the database ${where}: cannot read the sslrootcert file '${target.sslRootCert}' (${code ?? message}).`
     );
   }
-  // What asked for TLS, for messages: channel_binding=require turns allow and prefer into require.
-  const asked =
-    target.channelBinding === 'require' && ['allow', 'prefer'].includes(target.sslMode)
-      ? 'channel_binding=require'
-      : `sslmode=${target.sslMode}`;
 
   let lastError = 'no attempt was made';
   for (let left = deadline - clock.now(); left >= MIN_ATTEMPT_MS; left = deadline - clock.now()) {
     attempts += 1;
-    try {
-      await attemptSelectOne(target, ca, Math.min(ATTEMPT_TIMEOUT_MS, left), signal);
+    const failed = await attemptSelectOne(target, ca, Math.min(ATTEMPT_TIMEOUT_MS, left), signal);
+    if (!failed) {
       onAttempt?.({ attempt: attempts });
       return { ready: true, attempts, elapsedMs: clock.now() - started };
-    } catch (error) {
-      if (error instanceof CancelledError) return cancelled();
-      const { retry, message } = classifyConnectionError(error, asked);
-      // Redacted before cutting, so that no half of a secret survives the cut.
-      lastError = oneLine(message, MAX_MESSAGE);
-      if (!retry) {
-        onAttempt?.({ attempt: attempts, error: lastError });
-        return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
-      }
-      // Keep LAST_ATTEMPT_MS for one more attempt rather than sleeping into the deadline.
-      const rest = deadline - clock.now();
-      const kept = rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0;
-      const delayMs = Math.max(0, Math.min(retryDelay(attempts), rest - kept));
-      onAttempt?.({ attempt: attempts, error: lastError, delayMs });
-      try {
-        await clock.sleep(delayMs, signal);
-      } catch {
-        return cancelled();
-      }
     }
+    if (signal?.aborted) return cancelled();
+    lastError = oneLine(failed.message, MAX_MESSAGE);
+    if (!failed.retry) {
+      onAttempt?.({ attempt: attempts, error: lastError });
+      return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);
+    }
+    const rest = deadline - clock.now();
+    const kept = rest > LAST_ATTEMPT_MS ? LAST_ATTEMPT_MS : 0;
+    const delayMs = Math.max(0, Math.min(retryDelay(attempts), rest - kept));
+    onAttempt?.({ attempt: attempts, error: lastError, delayMs });
+    await clock.sleep(delayMs, signal).catch(() => undefined); // it rejects only when cancelled
+    if (signal?.aborted) return cancelled();
   }
   return fail(
     'timeout',
     `The database ${where} did not answer within ${formatDuration(clock.now() - started)} ` +
-      `(${plural(attempts)}; last error: ${lastError}).`
+      `(${tried()}; last error: ${lastError}).`
   );
 }
 
 /**
- * `sslrootcert`, read bounded (pg-connection-string reads it synchronously, whole): opened without
- * blocking, so that a FIFO cannot hold a thread of libuv's pool, and only a regular file is read.
- * `system`: the system's store (Node >= 22.15); older Node has only its bundled CAs, the default.
+ * `sslrootcert`, read bounded (a FIFO would block, `/dev/zero` fill memory). `system`: the system's
+ * store (Node >= 22.15; older Node has only its bundled CAs, the default).
  */
 async function readRootCert(path: string | undefined, signal: AbortSignal): Promise<Ca> {
   if (path === undefined) return undefined;
@@ -143,12 +125,6 @@ async function readRootCert(path: string | undefined, signal: AbortSignal): Prom
     if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
     return buffer.toString('utf8', 0, bytesRead);
   };
-  const stop = new Promise<never>((_, reject) =>
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-  );
+  const stop = once(signal, 'abort').then(() => Promise.reject(signal.reason));
   return Promise.race([read(), stop]).finally(() => void file.close());
-}
-
-function plural(attempts: number): string {
-  return `${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }

@@ -1,9 +1,6 @@
-/**
- * `database_url`, a libpq URL. pg's own parser (`pg-connection-string`) splits it; its TLS reading
- * is not used: it reads `sslrootcert` whole and synchronously (a FIFO blocks, `/dev/zero` fills
- * memory), knows no `sslrootcert=system`, and ignores `channel_binding` and `require_auth`. Kept
- * here: libpq 16's reading of those, and an input error for every parameter pg cannot honour.
- */
+// `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`) but for TLS: it reads
+// `sslrootcert` whole and at once and ignores `system`, channel_binding and require_auth. Here:
+// libpq 16's reading of those, and an input error for every parameter pg cannot honour.
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
 import { redactUrl, SECRET_PARAMS } from '../util/redact.js';
@@ -52,7 +49,7 @@ export function parseDatabaseUrl(value: string) {
     const url = new URL(text);
     // As libpq (conninfo_uri_parse_params): in order, the last value of a name wins.
     params = new Map(url.searchParams);
-    // Files are read by the probe, bounded; pg's parser would read them at once.
+    // pg's parser would read these files at once, and check sslmode its own way.
     for (const name of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'])
       url.searchParams.delete(name);
     config = parse(url.href);
@@ -62,7 +59,7 @@ export function parseDatabaseUrl(value: string) {
     );
   }
   const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
-  const param = (name: string): string | undefined => params.get(name);
+  const param = params.get.bind(params);
   for (const name of params.keys()) {
     const lower = name.toLowerCase();
     const hint = KEYWORDS.has(lower) ? ` (names are case-sensitive: write ${lower})` : '';
@@ -85,14 +82,13 @@ export function parseDatabaseUrl(value: string) {
     return found;
   };
 
-  const host = config.host ?? '';
-  if (host === '' || host.startsWith('/'))
-    throw fail('has no host (Unix sockets are not supported)');
+  const host = config.host;
+  if (!host || host.startsWith('/')) throw fail('has no host (Unix sockets are not supported)');
   if (host.includes(',')) throw fail('names several hosts; give one');
   const port = config.port ? Number(config.port) : 5432;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail('has an invalid port');
-  const user = config.user ?? '';
-  if (user === '') throw fail('has no user name');
+  const user = config.user;
+  if (!user) throw fail('has no user name');
   if (config.database?.includes('/')) throw fail('has a "/" in the database name');
 
   const sslRootCert = param('sslrootcert') || undefined;
@@ -132,8 +128,7 @@ export function parseDatabaseUrl(value: string) {
     database: param('dbname') || config.database || user,
     user,
     /** Not enumerable (below): logging or serialising a target does not show it. */
-    password: '',
-    /** libpq's meaning: `require` encrypts without verifying (with `sslRootCert`: as verify-ca). */
+    password: config.password ?? '',
     sslMode,
     sslRootCert,
     channelBinding,
@@ -145,10 +140,7 @@ export function parseDatabaseUrl(value: string) {
     options: config.options || undefined,
     applicationName: config.application_name || undefined
   };
-  return Object.defineProperty(target, 'password', {
-    value: config.password ?? '',
-    enumerable: false
-  });
+  return Object.defineProperty(target, 'password', { enumerable: false });
 }
 
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */
@@ -158,29 +150,26 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 }
 
 /**
- * Every string that would reveal the secret, for masking before validation: the URL, and the
- * password as written, decoded and encoded, from the authority (up to the last or the first `@`)
- * and from each secret parameter (`password=`, `sslpassword=`, ...). Works on malformed values too.
+ * What would reveal a secret, to mask before validation (malformed values too): the URL, and the
+ * password as written, decoded and encoded, from the authority (to the last or the first `@`) and
+ * from each secret parameter (`password=`, `sslpassword=`, ...).
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
   const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
-  const written = [
-    authority,
-    authority?.split('@')[0],
-    ...[...text.matchAll(SECRET_PARAMS)].map((match) => match[2])
-  ];
-  const forms = new Set([value, text]);
-  for (const password of written.filter(Boolean) as string[]) {
-    let decoded = password;
+  const inQuery = [...text.matchAll(SECRET_PARAMS)].map((match) => match[2]);
+  const forms = [value, text];
+  for (const written of [authority, authority?.split('@')[0], ...inQuery]) {
+    if (!written) continue;
+    let decoded = written;
     try {
-      decoded = decodeURIComponent(password);
+      decoded = decodeURIComponent(written);
     } catch {
       // Malformed: the form as written is all there is.
     }
-    for (const form of [password, decoded, encodeURIComponent(decoded)]) forms.add(form);
+    forms.push(written, decoded, encodeURIComponent(decoded));
   }
-  return [...forms];
+  return [...new Set(forms)];
 }
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {

@@ -1,10 +1,6 @@
-import { Agent, EnvHttpProxyAgent, request } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 
-type Answer = {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-};
+type Answer = { status: number; headers: Dispatcher.ResponseData['headers']; text: string };
 
 /** One GET. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
@@ -13,10 +9,9 @@ export interface Transport {
 }
 
 /**
- * Every request to the Neon API goes through undici: one keep-alive dispatcher, through the proxy
- * the environment names (`NO_PROXY` honoured) when there is one. undici's `request` follows no
- * redirect, and its `maxResponseSize` fails a body past `maxBodyBytes` (1000 operations are about
- * 0.5 MB) with `UND_ERR_RES_EXCEEDED_MAX_SIZE`, proxied or not. Throws on an unusable proxy URL.
+ * Every request to the Neon API: one keep-alive undici dispatcher, through the proxy the environment
+ * names (`NO_PROXY` honoured) if any. A body past `maxBodyBytes` (1000 operations are about 0.5 MB)
+ * fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Throws on an unusable proxy URL.
  */
 export function createTransport({
   maxBodyBytes = 32 * 1024 * 1024,
@@ -32,17 +27,7 @@ export function createTransport({
   const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) =>
     env[name]?.trim()
   );
-  const dispatcher = proxied
-    ? quietly(
-        () =>
-          new EnvHttpProxyAgent({
-            ...options,
-            httpProxy: env.http_proxy ?? env.HTTP_PROXY,
-            httpsProxy: env.https_proxy ?? env.HTTPS_PROXY,
-            noProxy: env.no_proxy ?? env.NO_PROXY
-          })
-      )
-    : new Agent(options);
+  const dispatcher = proxied ? proxyAgent(options, env) : new Agent(options);
   return {
     async get(url, headers, signal) {
       const response = await request(url, { method: 'GET', headers, signal, dispatcher });
@@ -54,18 +39,21 @@ export function createTransport({
 }
 
 /**
- * undici 6 calls EnvHttpProxyAgent experimental on stderr when one is built: a line that would show
- * in every proxied job's log and means nothing to its reader. Only that warning is held back.
+ * The proxy the environment names, without the line undici 6 writes to stderr on building one (it
+ * calls EnvHttpProxyAgent experimental): in every proxied job's log, it would mean nothing.
  */
-function quietly<T>(build: () => T): T {
+function proxyAgent(options: Agent.Options, env: NodeJS.ProcessEnv): EnvHttpProxyAgent {
   const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const options = rest[0] as { code?: string } | string | undefined;
-    if ((typeof options === 'object' ? options?.code : rest[1]) === 'UNDICI-EHPA') return;
-    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
+  process.emitWarning = ((...args: Parameters<typeof emitWarning>) => {
+    if ((args[1] as { code?: string })?.code !== 'UNDICI-EHPA') emitWarning.apply(process, args);
+  }) as typeof emitWarning;
   try {
-    return build();
+    return new EnvHttpProxyAgent({
+      ...options,
+      httpProxy: env.http_proxy ?? env.HTTP_PROXY,
+      httpsProxy: env.https_proxy ?? env.HTTPS_PROXY,
+      noProxy: env.no_proxy ?? env.NO_PROXY
+    });
   } finally {
     process.emitWarning = emitWarning;
   }

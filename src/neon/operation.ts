@@ -27,16 +27,12 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;
 
 /** True when the value has the fields this action relies on. */
-export function isOperation(value: unknown): value is Operation {
-  if (typeof value !== 'object' || value === null) return false;
-  const op = value as Record<string, unknown>;
-  return (
-    typeof op.id === 'string' &&
-    typeof op.project_id === 'string' &&
-    typeof op.action === 'string' &&
-    typeof op.status === 'string'
+export const isOperation = (value: unknown): value is Operation =>
+  typeof value === 'object' &&
+  value !== null &&
+  ['id', 'project_id', 'action', 'status'].every(
+    (key) => typeof (value as Operation)[key] === 'string'
   );
-}
 
 /** The fields this action reads coerced to their documented types (a log line, a sum); others kept. */
 export function normalizeOperation(op: Operation): Operation {
@@ -45,13 +41,10 @@ export function normalizeOperation(op: Operation): Operation {
     fixed.error = JSON.stringify(op.error);
   const failures = Number(op.failures_count);
   fixed.failures_count = Number.isFinite(failures) ? failures : 0;
-  for (const field of ['created_at', 'updated_at', 'branch_id', 'endpoint_id'] as const) {
+  for (const field of ['created_at', 'updated_at', 'branch_id', 'endpoint_id'] as const)
     if (op[field] !== undefined && typeof op[field] !== 'string') fixed[field] = String(op[field]);
-  }
   return fixed;
 }
 
 /** The first 8 characters of a UUID: enough to tell operations apart in a log line. */
-export function shortId(id: string): string {
-  return id.slice(0, 8);
-}
+export const shortId = (id: string): string => id.slice(0, 8);

@@ -13,7 +13,6 @@ interface PagingOptions {
   /** Operations per request, or a function that says it before each request. */
   limit: number | (() => number);
   deadline: number;
-  /** Stop after this many requests. */
   maxPages: number;
   /** A page already fetched with this limit: used as the first page instead of asking again. */
   first?: FetchedPage;
@@ -34,21 +33,19 @@ export async function* operationPages(
   projectId: string,
   options: PagingOptions
 ): AsyncGenerator<Operation[]> {
+  const { limit, deadline, maxPages, bound } = options;
   const seen = new Set<string>();
   let cursor: string | undefined;
-  let page = options.first;
-  for (let requests = 0; ; page = undefined) {
-    if (!page) {
-      if (requests++ >= options.maxPages) {
-        if (options.bound) options.bound.reached = true;
-        return;
-      }
-      const limit = typeof options.limit === 'function' ? options.limit() : options.limit;
-      page = {
-        ...(await client.listOperations(projectId, { limit, cursor }, options.deadline)),
-        limit
-      };
+  for (let requests = 0, page = options.first; ; page = undefined) {
+    if (!page && requests++ >= maxPages) {
+      if (bound) bound.reached = true;
+      return;
     }
+    const asked = typeof limit === 'function' ? limit() : limit;
+    page ??= {
+      ...(await client.listOperations(projectId, { limit: asked, cursor }, deadline)),
+      limit: asked
+    };
     options.onPage?.(page);
     const fresh = page.operations.filter((op) => !seen.has(op.id));
     if (fresh.length === 0) return;

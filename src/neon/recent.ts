@@ -22,8 +22,7 @@ const SINCE_MAX_PAGES = 50;
 
 /**
  * The project's newest `limit` operations (only `branchId`'s when given), each once, asking for no
- * more than is still missing. Paging rules (cursor on the last page, loops, overlaps) are
- * `operationPages`'s.
+ * more than is still missing.
  */
 export async function fetchRecentOperations(
   client: NeonClient,
@@ -49,29 +48,22 @@ export async function fetchRecentOperations(
   };
   const maxPages =
     since !== undefined ? SINCE_MAX_PAGES : branchId ? BRANCH_SCAN_PAGES : Number.POSITIVE_INFINITY;
+  const inTime = (op: Operation) => since === undefined || Date.parse(op.created_at) >= since;
   const pages = operationPages(client, projectId, {
     limit: pageSize,
     deadline,
     maxPages,
     first: newestPage,
-    onPage: (page) => {
-      if (page !== newestPage) result.requests++;
-    },
+    onPage: (page) => (result.requests += page === newestPage ? 0 : 1),
     bound
   });
   for await (const operations of pages) {
-    let reachedSince = false;
-    for (const op of operations) {
-      result.scanned++;
-      if (since !== undefined && !(Date.parse(op.created_at) >= since)) {
-        reachedSince = true;
-        continue;
-      }
-      if (branchId && op.branch_id !== branchId) continue;
-      if (result.operations.length < limit) result.operations.push(op);
-    }
+    result.scanned += operations.length;
+    const recent = operations.filter(inTime);
+    const wanted = recent.filter((op) => !branchId || op.branch_id === branchId);
+    result.operations.push(...wanted.slice(0, limit - result.operations.length));
     // Newest first: a page that reaches back before `since` is the last one needed.
-    if (result.operations.length >= limit || reachedSince) break;
+    if (result.operations.length >= limit || recent.length < operations.length) break;
   }
   result.scanStopped = bound.reached;
   return result;

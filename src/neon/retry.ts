@@ -1,33 +1,30 @@
-/** When a failed GET is tried again, and after how long: one place to read and test the policy. */
-
 /** The last request of a wait (a check or a retry) goes this long before the deadline, to be answered. */
 export const LAST_TRY_LEAD_MS = 300;
 /** Two tries are never closer than this: a last one that would be is skipped. */
 export const MIN_GAP_MS = 250;
 
 /** Statuses that a later identical GET may well answer: locked, throttled, and the 5xx family. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 423 || status === 429 || (status >= 500 && status < 600);
-}
+export const isRetryableStatus = (status: number): boolean =>
+  status === 423 || status === 429 || (status >= 500 && status < 600);
 
 export interface RetryPolicyOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** First delay after a 429 that names no `Retry-After`: the account's minute budget is spent. */
+  /** First delay after a 429 that names no `Retry-After`. */
   throttleBaseMs?: number;
   random?: () => number;
 }
 
+/** When a failed GET is tried again, and after how long: one place to read and test the policy. */
 export class RetryPolicy {
   constructor(private readonly options: RetryPolicyOptions = {}) {}
 
   /**
-   * Delay before retry number `attempt + 1`, or undefined when no retry fits in `leftMs`: what the
-   * server asked for, else exponential backoff, from `throttleBaseMs` after a 429 (Neon sends no
-   * `Retry-After`, and its limit is a budget per minute shared by every job of the account: coming
-   * back within a second only spends it). A backoff longer than the time left is cut short, so the
-   * last try lands `LAST_TRY_LEAD_MS` before the deadline rather than never; a `Retry-After` is
-   * never cut below what it asks.
+   * Delay before retry number `attempt + 1`, or undefined when none fits in `leftMs`: what the server
+   * asked for, else exponential backoff, from `throttleBaseMs` after a 429 (Neon sends no
+   * `Retry-After`; its limit is a minute's budget shared by every job of the account). A backoff
+   * past the time left is cut so the last try lands `LAST_TRY_LEAD_MS` before the deadline; a
+   * `Retry-After` is never cut below what it asks.
    */
   delay(attempt: number, leftMs: number, retryAfterMs?: number, throttled = false) {
     const { backoffBaseMs = 1000, backoffMaxMs = 30_000, throttleBaseMs = 5000 } = this.options;

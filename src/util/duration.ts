@@ -3,26 +3,17 @@
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** The one bound on times far from now (a `since`, a Retry-After, a timeline's span). */
 export const YEAR_MS = 366 * 86_400_000;
-const PART = /(\d+(?:\.\d+)?)(ms|d|h|m|s)/gy;
 
 /** Parses a duration into milliseconds; a bare number means seconds. Returns undefined when malformed. */
 export function parseDuration(text: string): number | undefined {
   const value = text.trim().toLowerCase();
-  if (value === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  PART.lastIndex = 0;
-  let total = 0;
-  let consumed = 0;
-  const seen = new Set<string>();
-  for (let match = PART.exec(value); match; match = PART.exec(value)) {
-    const unit = match[2] as string;
-    if (seen.has(unit)) return undefined;
-    seen.add(unit);
-    total += Number(match[1]) * (UNIT_MS[unit] as number);
-    consumed = PART.lastIndex;
-  }
-  if (consumed !== value.length || seen.size === 0) return undefined;
-  return Math.round(total);
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|d|h|m|s)/g)];
+  // The parts must spell the whole text, each unit once.
+  const units = new Set(parts.map((part) => part[2]));
+  if (!value || parts.map((part) => part[0]).join('') !== value || units.size < parts.length)
+    return undefined;
+  return Math.round(parts.reduce((ms, [, n, unit]) => ms + Number(n) * UNIT_MS[unit!]!, 0));
 }
 
 /** `75_000` → `1m15s`, `1500` → `1.5s`, `0` → `0s`. */

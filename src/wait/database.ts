@@ -6,9 +6,8 @@ import type { WaitLog } from './tracker.js';
 import type { WaitResult } from './wait.js';
 
 /**
- * Ready means a query answers: once the awaited operations succeeded (or the project is idle),
- * connect and run `SELECT 1` until it answers or the deadline passes. A refusal that waiting cannot
- * fix ends the step as `database_error`; no answer by the deadline, as `timeout`.
+ * Ready means a query answers: once the wait succeeded, `SELECT 1` until it answers or the deadline
+ * passes. A refusal that waiting cannot fix ends as `database_error`; no answer, as `timeout`.
  */
 export async function checkDatabase(
   result: WaitResult,
@@ -19,9 +18,8 @@ export async function checkDatabase(
   // Watching the job: the post step checks the database once the job's operations are done.
   if (!parsed || result.status === WAIT_STATUS.watching) return result;
   const target = describeTarget(parsed);
-  let notTried: string | undefined;
-  if (!settings.wait) notTried = 'wait is false';
-  else if (result.failure || result.timedOut) notTried = 'the wait did not succeed';
+  const failed = result.failure || result.timedOut ? 'the wait did not succeed' : undefined;
+  const notTried = settings.wait ? failed : 'wait is false';
   if (notTried) return { ...result, database: { ready: false, target, attempts: 0, notTried } };
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
@@ -35,15 +33,12 @@ export async function checkDatabase(
     }
   });
   const finishedAt = Date.now();
-  const { attempts } = probe;
+  const check = { ready: probe.ready, target, attempts: probe.attempts };
   if (probe.ready) {
-    deps.log.info(
-      `The database ${target} answered after ${formatDuration(probe.elapsedMs)} (${attempts} attempt(s)).`
-    );
-    const database = { ready: true, target, attempts, answeredAfterMs: probe.elapsedMs };
-    return { ...result, finishedAt, database };
+    const after = `${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s))`;
+    deps.log.info(`The database ${target} answered after ${after}.`);
+    return { ...result, finishedAt, database: { ...check, answeredAfterMs: probe.elapsedMs } };
   }
-  const database = { ready: false, target, attempts, problem: probe.message };
   const ending = {
     cancelled: {
       status: WAIT_STATUS.aborted,
@@ -57,5 +52,5 @@ export async function checkDatabase(
     },
     rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
   }[probe.reason];
-  return { ...result, finishedAt, database, ...ending };
+  return { ...result, finishedAt, database: { ...check, problem: probe.message }, ...ending };
 }

@@ -17,8 +17,7 @@ export interface JobMark {
 /** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
 export function isAfterMark(op: Operation, mark: JobMark): boolean {
   if (mark.createdAt === undefined) return true;
-  const created = Date.parse(op.created_at);
-  if (!Number.isFinite(created)) return false;
+  const created = Date.parse(op.created_at); // NaN: not after
   return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
 }
 
@@ -29,18 +28,15 @@ export async function markJobStart(
   deadline: number
 ): Promise<JobMark> {
   const { operations } = await client.listOperations(projectId, { limit: PAGE_SIZE }, deadline);
-  const createdAt = Math.max(
-    ...operations.map((op) => Date.parse(op.created_at)).filter(Number.isFinite)
-  );
+  const times = operations.map((op) => Date.parse(op.created_at));
+  const createdAt = Math.max(...times.filter(Number.isFinite));
   if (!Number.isFinite(createdAt)) return { projectId, ids: [] };
-  const ids = operations.filter((op) => Date.parse(op.created_at) === createdAt).map((op) => op.id);
+  const ids = operations.filter((_, i) => times[i] === createdAt).map((op) => op.id);
   return { projectId, createdAt, ids };
 }
 
 /** The mark as `core.saveState` keeps it, and back; undefined when there is none or it is unreadable. */
-export function encodeMark(mark: JobMark): string {
-  return JSON.stringify(mark);
-}
+export const encodeMark = (mark: JobMark): string => JSON.stringify(mark);
 
 export function decodeMark(text: string): JobMark | undefined {
   try {

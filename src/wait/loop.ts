@@ -6,7 +6,6 @@ import type { Verdict } from './status.js';
 interface LoopOptions {
   /** Epoch ms; no sleep and no check starts after it. */
   deadline: number;
-  /** Delay before the next check, from the number of checks made so far. */
   delay: (checksDone: number) => number;
   /** Delay before the first check (0: at once). */
   firstDelay?: number;
@@ -49,12 +48,10 @@ export async function waitUntil(
       const state = await check();
       if (state !== 'pending') return ended(state);
 
-      let next = startedAt + delay(checks);
-      if (next > last) {
-        // The schedule would pass the deadline: one last look shortly before it, unless this was it.
-        if (startedAt + MIN_GAP_MS > last) return ended('timeout');
-        next = last;
-      }
+      const wanted = startedAt + delay(checks);
+      // The schedule would pass the deadline: one last look shortly before it, unless this was it.
+      if (wanted > last && startedAt + MIN_GAP_MS > last) return ended('timeout');
+      const next = Math.min(wanted, last);
       const now = clock.now();
       if (now >= deadline) return ended('timeout');
       if (next > now) await clock.sleep(next - now, signal);

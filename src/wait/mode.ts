@@ -32,7 +32,6 @@ export interface WaitMode {
   newestPage(): FetchedPage | undefined;
 }
 
-/** What a mode works with. */
 export interface ModeContext {
   client: NeonClient;
   projectId: string;
@@ -45,30 +44,23 @@ export interface ModeContext {
 }
 
 /** Which mode the settings ask for, known before the project is (errors report it too). */
-export function kindFor(settings: WaitSettings): WaitKind {
-  if (settings.jobMark) return 'job';
-  return settings.operationIds.length > 0 ? 'operations' : 'project';
-}
+export const kindFor = (settings: WaitSettings): WaitKind =>
+  settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project';
 
 /** The operation is on the branch followed, or no branch is. */
 export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>
   !branchId || op.branch_id === branchId;
 
 /** The conclusion for operations that did not succeed: the worst status, and why. */
-export const failed = (what: string, ops: Operation[]): Conclusion => ({
-  status: aggregateStatus(ops.map((op) => op.status)),
-  failure: `${what} did not succeed: ${describeFailures(ops)}`
-});
-
-/** `create_branch 1a2b… is error (failures_count 2): text`, for failure messages. */
-function describeFailures(ops: readonly Operation[]): string {
-  return ops
-    .map(
-      (op) =>
-        `${oneLine(op.action, 60)} ${op.id} is ${oneLine(op.status, 40)}` +
-        (op.status === 'failed' ? ' with no retry in sight' : '') +
-        ` (failures_count ${op.failures_count ?? 0})` +
-        (op.error ? `: ${oneLine(op.error, 300)}` : '')
-    )
-    .join('; ');
+export function failed(what: string, ops: Operation[]): Conclusion {
+  // `create_branch 1a2b… is error (failures_count 2): text`
+  const each = ops.map(
+    (op) =>
+      `${oneLine(op.action, 60)} ${op.id} is ${oneLine(op.status, 40)}` +
+      (op.status === 'failed' ? ' with no retry in sight' : '') +
+      ` (failures_count ${op.failures_count ?? 0})` +
+      (op.error ? `: ${oneLine(op.error, 300)}` : '')
+  );
+  const status = aggregateStatus(ops.map((op) => op.status));
+  return { status, failure: `${what} did not succeed: ${each.join('; ')}` };
 }

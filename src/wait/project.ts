@@ -12,25 +12,17 @@ export async function resolveProjectId(
   // One more than shown: the service returns a cursor even on its last page, so only an eleventh
   // project tells that there are more.
   const shown = 10;
-  const page = await client.listProjects({ limit: shown + 1, org_id: given.orgId }, deadline);
-  if (page.projects.length === 1) return (page.projects[0] as { id: string }).id;
-  if (page.projects.length === 0) {
-    throw new InputError(
-      'project_id',
-      (named) =>
-        `${capital(named('project_id'))} is empty and the API key sees no project` +
-        (given.orgId ? ` in organization ${given.orgId}` : '') +
-        `. Set ${named('project_id')} (with a personal key, projects of an organization need ${named('org_id')}).`
-    );
-  }
-  const more = page.projects.length > shown;
-  const names = page.projects
+  const query = { limit: shown + 1, org_id: given.orgId };
+  const { projects } = await client.listProjects(query, deadline);
+  if (projects.length === 1) return (projects[0] as { id: string }).id;
+  const more = projects.length > shown;
+  const names = projects
     .slice(0, shown)
     .map((p) => (p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id));
-  throw new InputError(
-    'project_id',
-    (named) =>
-      `${capital(named('project_id'))} is empty and the API key sees ${more ? 'more than ' : ''}${Math.min(shown, page.projects.length)} ` +
-      `projects: ${names.join(', ')}${more ? ', …' : ''}. Set ${named('project_id')} to one of them.`
-  );
+  throw new InputError('project_id', (named) => {
+    const sees = names.length
+      ? `${more ? 'more than ' : ''}${names.length} projects: ${names.join(', ')}${more ? ', …' : ''}. Set ${named('project_id')} to one of them.`
+      : `no project${given.orgId ? ` in organization ${given.orgId}` : ''}. Set ${named('project_id')} (with a personal key, projects of an organization need ${named('org_id')}).`;
+    return `${capital(named('project_id'))} is empty and the API key sees ${sees}`;
+  });
 }

@@ -1,9 +1,4 @@
-/**
- * The one status vocabulary: what the API's operation statuses mean for a wait (README, "What counts
- * as done"), and the wait's own statuses that the `status` output can hold beside them.
- */
-
-/** Statuses of the wait itself. */
+/** The wait's own statuses, which the `status` output holds beside the API's. */
 export const WAIT_STATUS = {
   idle: 'idle',
   busy: 'busy',
@@ -25,32 +20,19 @@ export type Verdict = 'success' | 'failure' | 'pending';
 /** How a test report (JUnit) and the timeline show an operation's status; `open` depends on how the wait ended. */
 export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
 
-interface StatusRow {
-  /** One of the API's OperationStatus values, or the wait's own. */
-  of: 'operation' | 'wait';
-  verdict: Verdict;
-  /** Severity, higher is worse: the worst of several statuses stands for them all. */
-  rank: number;
-  /** Shown before the status in the summary, the comment and the timeline's tables. */
-  marker: string;
-  /** How it reads in a sentence (`timed out`). */
-  label: string;
-  outcome: Outcome;
-}
-
-type Row = [string, StatusRow['of'], Verdict, number, string, Outcome, string?];
-
 /**
- * Every status, in the order the `status` output's description lists them. `failed` is pending (the
- * control plane may retry it) but shown as failed. In-progress statuses rank between failures and
- * successes, so that `wait: false` reports "still running" over "finished" but under any failure;
- * the wait's own, but `timeout`, rank as an unknown status would. A Map, not an object literal: an
- * API status such as `__proto__` must find nothing.
+ * The one status vocabulary (README, "What counts as done"): every status, in the order the
+ * `status` output's description lists them, with whether it is the API's (`operation`) or the
+ * wait's, its verdict, its rank (the worst of several stands for them all), the marker shown before
+ * it in tables, its outcome, and how it reads in a sentence (else as it is). `failed` is pending
+ * (the control plane may retry it) but shown as failed. In-progress statuses rank between failures
+ * and successes, so that `wait: false` reports "still running" over "finished" but under any
+ * failure; the wait's own, but `timeout`, rank as an unknown status would. A Map, not an object
+ * literal: an API status such as `__proto__` must find nothing.
  */
-const STATUSES = new Map<string, StatusRow>(
+const STATUSES = new Map(
   (
     [
-      // status, of, verdict, rank, marker, outcome, label
       ['finished', 'operation', 'success', 20, '✅', 'passed'],
       ['skipped', 'operation', 'success', 10, '⏭️', 'skipped'],
       ['failed', 'operation', 'pending', 70, '⚠️', 'failed'],
@@ -67,7 +49,7 @@ const STATUSES = new Map<string, StatusRow>(
       [WAIT_STATUS.apiError, 'wait', 'failure', 55, '❌', 'failed', 'API error'],
       [WAIT_STATUS.inputError, 'wait', 'failure', 55, '❌', 'failed', 'input error'],
       [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error']
-    ] satisfies Row[]
+    ] satisfies Array<[string, 'operation' | 'wait', Verdict, number, string, Outcome, string?]>
   ).map(([status, of, verdict, rank, marker, outcome, label]) => [
     status,
     { of, verdict, rank, marker, outcome, label: label ?? status }
@@ -76,34 +58,27 @@ const STATUSES = new Map<string, StatusRow>(
 
 export const STATUS_NAMES = [...STATUSES.keys()];
 /** Every status's row (the test checks each has every column). */
-export const statusRows = (): Array<[string, StatusRow]> => [...STATUSES];
+export const statusRows = () => [...STATUSES];
 
-const operationStatus = (status: string) => {
-  const row = STATUSES.get(status);
-  return row?.of === 'operation' ? row : undefined;
-};
+const apiRow = (status: string) =>
+  STATUSES.get(status)?.of === 'operation' ? STATUSES.get(status) : undefined;
 
 /** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
-export function isKnownStatus(status: string): boolean {
-  return operationStatus(status) !== undefined;
-}
+export const isKnownStatus = (status: string): boolean => apiRow(status) !== undefined;
 
 /**
  * The verdict from the status alone: `failed` counts as pending (the control plane may retry it)
  * unless `failFast`. Whether a `failed` operation still has a retry in sight is the tracker's call.
  */
-export function classifyStatus(status: string, failFast: boolean): Verdict {
-  if (status === 'failed' && failFast) return 'failure';
-  return operationStatus(status)?.verdict ?? 'pending';
-}
+export const classifyStatus = (status: string, failFast: boolean): Verdict =>
+  status === 'failed' && failFast ? 'failure' : (apiRow(status)?.verdict ?? 'pending');
 
 /** How an operation's status shows in JUnit and the timeline (an unknown one is open). */
-export const outcomeOf = (status: string): Outcome => operationStatus(status)?.outcome ?? 'open';
+export const outcomeOf = (status: string): Outcome => apiRow(status)?.outcome ?? 'open';
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
-export function isInProgress(status: string): boolean {
-  return classifyStatus(status, false) === 'pending';
-}
+export const isInProgress = (status: string): boolean =>
+  classifyStatus(status, false) === 'pending';
 
 /** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
 export const statusMarker = (status: string): string => STATUSES.get(status)?.marker ?? '❔';

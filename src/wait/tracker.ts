@@ -23,6 +23,14 @@ interface Entry {
   since: number;
 }
 
+const retryAtOf = (op?: Operation): number => Date.parse(String(op?.retry_at ?? ''));
+
+function retryNote(op: Operation, now: number): string {
+  const due = retryAtOf(op) - now;
+  if (Number.isNaN(due)) return ' — no retry scheduled yet';
+  return due > 0 ? ` — retry due in ${formatDuration(due)}` : ' — retry was due';
+}
+
 /**
  * The awaited operations as last seen. Records every observation, logs one line per change so a
  * person can follow the wait in the job log, and judges each operation, `failed` ones included.
@@ -42,34 +50,18 @@ export class OperationTracker {
     for (const op of given) this.entries.set(op.id, { op, since, confirmed: false });
   }
 
-  has(id: string): boolean {
-    return this.entries.has(id);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** Adds an operation to the awaited set (project mode awaits what it finds in progress). */
-  adopt(op: Operation): void {
-    if (!this.entries.has(op.id)) this.entries.set(op.id, { since: this.now(), confirmed: false });
-    this.record(op);
-  }
-
-  record(op: Operation): void {
+  /** `adopt`: add the operation to the awaited set if new (project and job modes await what they find). */
+  record(op: Operation, adopt = false): void {
     const id = op.id.toLowerCase();
+    if (adopt && !this.entries.has(id))
+      this.entries.set(id, { since: this.now(), confirmed: false });
     const entry = this.entries.get(id);
     if (!entry) return;
-    const before = entry.op;
-    const first = !entry.confirmed;
+    const { op: before, confirmed } = entry;
     const same = before?.status === op.status && before?.failures_count === op.failures_count;
-    const changed = !same || before?.updated_at !== op.updated_at;
-    this.entries.set(id, {
-      op,
-      since: changed && !first ? this.now() : entry.since,
-      confirmed: true
-    });
-    if (!first && same) return;
+    if (confirmed && (!same || before?.updated_at !== op.updated_at)) entry.since = this.now();
+    Object.assign(entry, { op, confirmed: true });
+    if (confirmed && same) return;
     if (!isKnownStatus(op.status) && !this.warnedStatuses.has(op.status)) {
       this.warnedStatuses.add(op.status);
       this.log.warning(
@@ -81,7 +73,7 @@ export class OperationTracker {
     const change =
       before && before.status !== op.status ? `${before.status} → ${op.status}` : op.status;
     const failures = op.failures_count ? ` (failures: ${op.failures_count})` : '';
-    const retry = op.status === 'failed' ? this.retryNote(op) : '';
+    const retry = op.status === 'failed' ? retryNote(op, this.now()) : '';
     const error = op.error ? ` — error: ${oneLine(op.error)}` : '';
     const time = new Date(this.now()).toISOString().slice(11, 19);
     this.log.info(
@@ -98,9 +90,9 @@ export class OperationTracker {
     if (!entry?.op || !entry.confirmed) return 'pending';
     const { op, since } = entry;
     if (op.status !== 'failed' || failFast) return classifyStatus(op.status, failFast);
-    const retryAt = Date.parse(String(op.retry_at ?? ''));
-    const from = Number.isFinite(retryAt) ? Math.max(retryAt, since) : since;
-    return this.now() < from + FAILED_GRACE_MS ? 'pending' : 'failure';
+    return this.now() < Math.max(since, retryAtOf(op) || 0) + FAILED_GRACE_MS
+      ? 'pending'
+      : 'failure';
   }
 
   /** Ids not yet at a conclusive status (never seen counts as open). */
@@ -108,18 +100,13 @@ export class OperationTracker {
     return [...this.entries.keys()].filter((id) => this.judge(id, failFast) === 'pending');
   }
 
-  verdict(failFast: boolean): Verdict {
-    const verdicts = [...this.entries.keys()].map((id) => this.judge(id, failFast));
-    return (['failure', 'pending'] as const).find((v) => verdicts.includes(v)) ?? 'success';
-  }
-
   /**
-   * For modes that follow everything until it settles (project, job): pending while anything is
-   * open; a failure ends the wait early only with fail_fast (else it is reported once all settled).
+   * Any failure, else pending while anything is open. `untilSettled` (project and job modes): a
+   * failure ends the wait early only with fail_fast, else it is reported once all settled.
    */
-  settledVerdict(failFast: boolean): Verdict {
-    if (failFast && this.failures(true).length > 0) return 'failure';
-    return this.openIds(failFast).length > 0 ? 'pending' : 'success';
+  verdict(failFast: boolean, untilSettled = false): Verdict {
+    if ((failFast || !untilSettled) && this.failures(failFast).length) return 'failure';
+    return this.openIds(failFast).length ? 'pending' : 'success';
   }
 
   /**
@@ -127,10 +114,9 @@ export class OperationTracker {
    * ahead; else undefined, and the usual schedule applies (a change may come at any moment).
    */
   nextUsefulCheck(failFast: boolean): number | undefined {
-    return this.earliestOpen(failFast, (op) => {
-      const retryAt = Date.parse(String(op?.retry_at ?? ''));
-      return op?.status === 'failed' && retryAt > this.now() ? retryAt + 1000 : NaN;
-    });
+    return this.earliestOpen(failFast, (op) =>
+      op?.status === 'failed' && retryAtOf(op) > this.now() ? retryAtOf(op) + 1000 : NaN
+    );
   }
 
   /** Created time of the oldest open operation, when every open one is known; else undefined. */
@@ -150,21 +136,12 @@ export class OperationTracker {
 
   /** Seen operations that did not succeed, as judged now. */
   failures(failFast: boolean): Operation[] {
-    return [...this.entries]
-      .filter(([id]) => this.judge(id, failFast) === 'failure')
-      .flatMap(([, entry]) => (entry.op ? [entry.op] : []));
+    return this.seen().filter((op) => this.judge(op.id, failFast) === 'failure');
   }
 
   /** The smallest time `of` gives an open operation; undefined if none is open or one gives NaN. */
   private earliestOpen(failFast: boolean, of: (op?: Operation) => number): number | undefined {
     const times = this.openIds(failFast).map((id) => of(this.entries.get(id)?.op));
     return times.length && !times.some(Number.isNaN) ? Math.min(...times) : undefined;
-  }
-
-  private retryNote(op: Operation): string {
-    const retryAt = Date.parse(String(op.retry_at ?? ''));
-    if (!Number.isFinite(retryAt)) return ' — no retry scheduled yet';
-    const inMs = retryAt - this.now();
-    return inMs > 0 ? ` — retry due in ${formatDuration(inMs)}` : ' — retry was due';
   }
 }

@@ -1,17 +1,13 @@
 import type { NeonClient } from '../../neon/client.js';
 import { type FetchedPage, operationPages } from '../../neon/paging.js';
-import { kindFor, type ModeContext, type WaitKind, type WaitMode } from '../mode.js';
+import { kindFor, type WaitMode } from '../mode.js';
 import type { OperationTracker } from '../tracker.js';
 import type { WaitSettings } from '../settings.js';
 import { jobMode } from './job.js';
 import { operationsMode } from './operations.js';
 import { projectMode } from './project.js';
 
-const MODES: Record<WaitKind, (context: ModeContext) => Omit<WaitMode, 'newestPage'>> = {
-  operations: operationsMode,
-  project: projectMode,
-  job: jobMode
-};
+const MODES = { operations: operationsMode, project: projectMode, job: jobMode };
 
 /** The mode the settings ask for; every mode's first page of a check is kept for the summary. */
 export function modeFor(

@@ -18,19 +18,17 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
     async refresh(deadline: number) {
       for await (const operations of list(deadline, PAGE_SIZE, JOB_MAX_PAGES)) {
         for (const op of operations)
-          if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.adopt(op);
+          if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.record(op, true);
         // Newest first: once a page reaches back past the mark, older pages hold nothing of the job.
         if (operations.some((op) => !isAfterMark(op, mark))) break;
       }
     },
-    verdict: () => tracker.settledVerdict(settings.failFast),
+    verdict: () => tracker.verdict(settings.failFast, true),
     conclude() {
       const failures = tracker.failures(settings.failFast);
       if (failures.length) return failed(`Operation(s) this job started on ${scope}`, failures);
-      const seen = tracker.seen();
-      return {
-        status: seen.length ? aggregateStatus(seen.map((op) => op.status)) : WAIT_STATUS.idle
-      };
+      const statuses = tracker.seen().map((op) => op.status);
+      return { status: statuses.length ? aggregateStatus(statuses) : WAIT_STATUS.idle };
     }
   };
 }

@@ -19,30 +19,26 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
   let checks = 0;
   return {
     scope: `project ${projectId}`,
-    goal: `Waiting for ${tracker.size} operation(s) of project ${projectId}`,
+    goal: `Waiting for ${tracker.list().length} operation(s) of project ${projectId}`,
     async refresh(deadline: number) {
       const open = tracker.openIds(failFast);
-      let byId = open;
       const listable = open.filter((id) => !offPage.has(id));
       // The first check lists even for one: its page brings the project's history along.
-      if (listable.length > (checks++ === 0 ? 0 : 1)) {
+      const listing = listable.length > (checks++ === 0 ? 0 : 1);
+      if (listing) {
         const wanted = new Set(listable);
         const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
         const oldest = tracker.oldestOpen(failFast);
         const maxPages = listable.length > 1 ? Math.ceil(listable.length / limit) + SPARE_PAGES : 1;
         for await (const operations of list(deadline, limit, maxPages)) {
-          for (const op of operations) {
-            if (!tracker.has(op.id)) continue;
-            tracker.record(op);
-            wanted.delete(op.id);
-          }
+          for (const op of operations) tracker.record(op);
+          for (const op of operations) wanted.delete(op.id);
           const last = Date.parse(operations.at(-1)?.created_at ?? '');
           if (wanted.size === 0 || (oldest !== undefined && last < oldest - ORDER_SLACK_MS)) break;
         }
-        const listed = new Set(listable);
-        byId = open.filter((id) => !listed.has(id) || wanted.has(id));
         for (const id of wanted) offPage.add(id);
       }
+      const byId = listing ? open.filter((id) => offPage.has(id)) : open;
       for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
     },
     verdict: () => tracker.verdict(failFast),

@@ -21,24 +21,20 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
       for await (const operations of list(deadline, PAGE_SIZE, checks++ ? 1 : FIRST_SCAN_PAGES)) {
         for (const op of operations.filter((o) => onBranch(o, settings))) {
           listed.add(op.id);
-          if (tracker.has(op.id)) tracker.record(op);
-          else if (isInProgress(op.status)) tracker.adopt(op);
+          tracker.record(op, isInProgress(op.status));
         }
       }
       // Operations still in progress that slipped off the newest page are followed by id.
-      for (const op of tracker.seen()) {
-        if (!listed.has(op.id) && isInProgress(op.status))
-          tracker.record(await client.getOperation(projectId, op.id, deadline));
-      }
+      const slipped = tracker.seen().filter((op) => !listed.has(op.id) && isInProgress(op.status));
+      for (const op of slipped)
+        tracker.record(await client.getOperation(projectId, op.id, deadline));
     },
-    verdict: () => tracker.settledVerdict(failFast),
+    verdict: () => tracker.verdict(failFast, true),
     conclude() {
-      if (!settings.wait)
-        return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
-      const failures = tracker.failures(failFast);
-      return failures.length
-        ? failed(`Operation(s) of ${scope}`, failures)
-        : { status: WAIT_STATUS.idle };
+      const failures = settings.wait ? tracker.failures(failFast) : [];
+      if (failures.length) return failed(`Operation(s) of ${scope}`, failures);
+      // Nothing open once a wait ends on its verdict; `wait: false` reports what is.
+      return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
     }
   };
 }
