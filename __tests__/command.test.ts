@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { operation, project, singleProject } from '../simulator/scenario.js';
 import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
+import { itLong } from './helpers/long.js';
 import type { Stream } from '../src/cli/terminal.js';
 import { clearSecrets } from '../src/util/redact.js';
 import { apiFlags, parseJunit, reportFiles } from './helpers/command.js';
@@ -268,22 +269,26 @@ describe('the command, in-process', () => {
     for (const { path } of sim.requests) expect(path).toMatch(`/api/v2/projects/${PROJECT}/`);
   });
 
-  it('exit 3 within half a minute, whatever --timeout: an API host that never answered, named', async () => {
-    const server = createServer().listen(0, '127.0.0.1');
-    await new Promise((done) => server.once('listening', done));
-    const { port } = server.address() as { port: number };
-    await new Promise((done) => server.close(done)); // nothing listens there any more
-    const run = await command(['--project-id', PROJECT, '--timeout', '6h', '--json'], {
-      env: { NEON_API_HOST: `http://127.0.0.1:${port}/api/v2` }
-    });
-    expect(run.code).toBe(3);
-    const result = JSON.parse(run.stdout) as { status: string; elapsed_seconds: number };
-    expect(result.status).toBe('api_error');
-    expect(result.elapsed_seconds).toBeLessThanOrEqual(30);
-    expect(run.stderr).toContain(
-      `error: The API host 127.0.0.1:${port} never answered (network error ECONNREFUSED`
-    );
-  }, 90_000);
+  itLong(
+    '[long] exit 3 within half a minute, whatever --timeout: an API host that never answered, named',
+    async () => {
+      const server = createServer().listen(0, '127.0.0.1');
+      await new Promise((done) => server.once('listening', done));
+      const { port } = server.address() as { port: number };
+      await new Promise((done) => server.close(done)); // nothing listens there any more
+      const run = await command(['--project-id', PROJECT, '--timeout', '6h', '--json'], {
+        env: { NEON_API_HOST: `http://127.0.0.1:${port}/api/v2` }
+      });
+      expect(run.code).toBe(3);
+      const result = JSON.parse(run.stdout) as { status: string; elapsed_seconds: number };
+      expect(result.status).toBe('api_error');
+      expect(result.elapsed_seconds).toBeLessThanOrEqual(30);
+      expect(run.stderr).toContain(
+        `error: The API host 127.0.0.1:${port} never answered (network error ECONNREFUSED`
+      );
+    },
+    90_000
+  );
 
   it('exit 2: an option given empty is refused, never read as "not given"; no request is sent', async () => {
     sim = await simulate([]);

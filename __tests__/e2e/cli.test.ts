@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
+import { itLong } from '../helpers/long.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
 import { apiFlags, parseJunit, reportFiles } from '../helpers/command.js';
 import { readJunit } from '../helpers/junit.js';
@@ -444,28 +445,32 @@ describe('the command in CI logs, pipes and scripts', () => {
     }
   });
 
-  it('piped: a heartbeat at least every 30s while nothing changes, saying what is pending and the time left', async () => {
-    // Finished 5s after the second heartbeat is due: a late timer cannot reorder them.
-    const op = operation(PROJECT, 'create_branch', [
-      [0, 'running'],
-      [65_000, 'finished']
-    ]);
-    sim = await simulate([op]);
-    const arrivals: number[] = [];
-    const run = await cli([...waitFor(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
-      killAfterMs: 110_000,
-      onStderr: () => arrivals.push(Date.now())
-    });
-    expect(run.code).toBe(0);
-    const beats = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
-    expect(beats).toHaveLength(2);
-    for (const beat of beats)
-      expect(beat).toMatch(
-        /^still waiting after [\dms]+ · 1 running · next check in \ds · 2m[\ds]* left$/
-      );
-    const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] as number));
-    expect(Math.max(...gaps)).toBeLessThan(32_000);
-  }, 120_000);
+  itLong(
+    '[long] piped: a heartbeat at least every 30s while nothing changes, saying what is pending and the time left',
+    async () => {
+      // Finished 5s after the second heartbeat is due: a late timer cannot reorder them.
+      const op = operation(PROJECT, 'create_branch', [
+        [0, 'running'],
+        [65_000, 'finished']
+      ]);
+      sim = await simulate([op]);
+      const arrivals: number[] = [];
+      const run = await cli([...waitFor(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
+        killAfterMs: 110_000,
+        onStderr: () => arrivals.push(Date.now())
+      });
+      expect(run.code).toBe(0);
+      const beats = run.stderr.split('\n').filter((line) => line.startsWith('still waiting'));
+      expect(beats).toHaveLength(2);
+      for (const beat of beats)
+        expect(beat).toMatch(
+          /^still waiting after [\dms]+ · 1 running · next check in \ds · 2m[\ds]* left$/
+        );
+      const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] as number));
+      expect(Math.max(...gaps)).toBeLessThan(32_000);
+    },
+    120_000
+  );
 
   it('a reader that goes away (| head -n 1) loses that stream only: the wait, the JUnit file and the exit code go on', async () => {
     const op = operation(PROJECT, 'create_branch', [

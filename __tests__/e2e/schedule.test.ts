@@ -4,10 +4,9 @@ import type { Simulator } from '../../simulator/server.js';
 import { runAction } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
-let sim: Simulator | undefined;
+const sims: Simulator[] = [];
 afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
+  await Promise.all(sims.splice(0).map((sim) => sim.close()));
 });
 
 /** The 12 s each of these past create_branch operations took, give or take a little. */
@@ -20,7 +19,8 @@ async function wait(history: ReturnType<typeof pastOperations>) {
     [-200, 'running'],
     [ENDS_AT, 'finished']
   ]);
-  sim = await simulate([op, ...history]);
+  const sim = await simulate([op, ...history]);
+  sims.push(sim);
   const run = await runAction({
     inputs: {
       api_key: DEFAULT_KEY,
@@ -35,15 +35,16 @@ async function wait(history: ReturnType<typeof pastOperations>) {
   const requests = sim.requests.length;
   // The simulator's clock counts from the first request: when the finishing check came.
   const noticeMs = (sim.requests.at(-1)?.at as number) - ENDS_AT;
-  await sim.close();
-  sim = undefined;
   return { requests, noticeMs };
 }
 
 describe("the schedule learned from the project's history (dist/index.js)", () => {
   it('notices the end sooner, with no more checks, than without history of that kind', async () => {
-    const ladder = await wait(pastOperations(PROJECT, 'start_compute', PAST));
-    const learned = await wait(pastOperations(PROJECT, 'create_branch', PAST));
+    // Side by side: each simulator's clock starts at its own first request.
+    const [ladder, learned] = await Promise.all([
+      wait(pastOperations(PROJECT, 'start_compute', PAST)),
+      wait(pastOperations(PROJECT, 'create_branch', PAST))
+    ]);
     // Without history of its kind: 0, 0.6, 1.5, 3, 5.5, 10.5, then 15.5 s (±10% each).
     expect(ladder.noticeMs).toBeGreaterThan(1500);
     expect(learned.noticeMs).toBeGreaterThanOrEqual(0);
