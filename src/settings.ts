@@ -214,28 +214,23 @@ function count(field: Field): number {
 }
 
 function apiHostInput(field: Field): string {
-  const fallback = row('api_host').default as string;
-  const form = `must be the API's base URL, such as ${fallback} (https; plain http only for 127.0.0.1, ::1 or localhost)`;
+  const fallback = row(field.name).default as string;
   const value = field.value || fallback;
-  const wrong = (why: string): InputError => invalid(field, `${form}; ${why}.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
-  }
+  const wrong = (why: string | ((named: Naming) => string)): InputError =>
+    invalid(field, (named) => {
+      const reason = typeof why === 'string' ? why : why(named);
+      return `must be the API's base URL, such as ${fallback} (https; plain http only for 127.0.0.1, ::1 or localhost); ${reason}.`;
+    });
+  if (!URL.canParse(value)) throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
+  const url = new URL(value);
   if (url.username || url.password) {
-    throw invalid(
-      field,
-      (named) => `${form}; it must not hold credentials: pass the key in ${named('api_key')}.`
-    );
+    throw wrong((named) => `it must not hold credentials: pass the key in ${named('api_key')}`);
   }
   const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);
   }
-  if (url.search || url.hash || /[?#]/.test(value)) {
+  if (url.search || url.hash || /[?#]/.test(value))
     throw wrong('it must not have a query or a fragment');
-  }
   return url.href.replace(/\/+$/, '');
 }
