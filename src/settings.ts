@@ -128,18 +128,15 @@ const SINCE_FORM =
  * number is neither (`20261125` is a date; `90` would be seconds only for `timeout`), so it is refused.
  */
 export function sinceInput(value: string, now: number): number | undefined {
+  const field = { value, name: 'since' };
   const bare = /^\d+(\.\d+)?$/.test(value);
   const back = bare ? undefined : parseDuration(value);
   const at = back !== undefined ? now - back : isoTime(value);
-  if (bare && Number.isNaN(at)) {
-    throw invalid(
-      { value, name: 'since' },
-      `must be ${SINCE_FORM}; got '${value}', a number without a unit.`
-    );
-  }
+  const unitless = `must be ${SINCE_FORM}; got '${value}', a number without a unit.`;
+  if (bare && Number.isNaN(at)) throw invalid(field, unitless);
   // The API keeps operations for about 6 months.
   const recent = now - at <= YEAR_MS && at <= now + 86_400_000;
-  return check({ value, name: 'since' }, undefined, () => (recent ? at : undefined), SINCE_FORM);
+  return check(field, undefined, () => (recent ? at : undefined), SINCE_FORM);
 }
 
 function operationIds(field: Field): string[] {
@@ -178,18 +175,11 @@ function operationsJson(field: Field, projectId?: string) {
     );
   });
   const projects = [...new Set(operations.map((op) => op.project_id))];
-  if (projects.length > 1) {
-    throw invalid(
-      field,
-      `holds operations of several projects (${projects.join(', ')}); wait for one project per step.`
-    );
-  }
+  const several = `holds operations of several projects (${projects.join(', ')}); wait for one project per step.`;
+  if (projects.length > 1) throw invalid(field, several);
   if (projectId && projects[0] !== projectId) {
-    throw invalid(
-      field,
-      (named) =>
-        `belongs to project '${projects[0]}', but ${named('project_id')} is '${projectId}'.`
-    );
+    const other = (named: Naming) => `${named('project_id')} is '${projectId}'`;
+    throw invalid(field, (named) => `belongs to project '${projects[0]}', but ${other(named)}.`);
   }
   return operations;
 }
