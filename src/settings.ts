@@ -46,7 +46,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   }
   const key = field('api_key');
   // A header carries visible ASCII only (else every request fails till the deadline). Never quoted.
-  if (!/^[\x21-\x7e]+$/.test(key.value)) {
+  if (!/^[\x21-\x7e]+$/.test(key.value))
     throw invalid(
       key,
       !key.value
@@ -57,7 +57,6 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
             'a character no HTTP header can carry (such as a zero-width space, a letter outside ASCII ' +
             'or a control character). Copy the key into the secret again.'
     );
-  }
 
   const projectId = text('project_id', RESOURCE_ID, `${ID_FORM} spring-example-302709`);
   const orgId = text('org_id', RESOURCE_ID, `${ID_FORM} org-morning-bread-81040908`);
@@ -190,11 +189,8 @@ function duration(field: Field): number {
   const ms = parseDuration(value) ?? NaN;
   if (ms >= min && ms <= max) return ms;
   const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
-  throw invalid(
-    field,
-    `must be a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s; ` +
-      `'${oneLine(value, 60)}' is ${why}.`
-  );
+  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s`;
+  throw invalid(field, `must be ${form}; '${oneLine(value, 60)}' is ${why}.`);
 }
 
 function count(field: Field): number {
@@ -213,13 +209,11 @@ function apiHostInput(field: Field): string {
     });
   if (!URL.canParse(value)) throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
   const url = new URL(value);
-  if (url.username || url.password) {
+  if (url.username || url.password)
     throw wrong((named) => `it must not hold credentials: pass the key in ${named('api_key')}`);
-  }
   const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);
-  }
   if (url.search || url.hash || /[?#]/.test(value))
     throw wrong('it must not have a query or a fragment');
   return url.href.replace(/\/+$/, '');
