@@ -3,7 +3,7 @@ import { checkDatabase } from './wait/database.js';
 import { NeonClient } from './neon/client.js';
 import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
-import { fetchRecentOperations, type RecentOperations } from './neon/recent.js';
+import { fetchRecentOperations } from './neon/recent.js';
 import { formatDuration } from './util/duration.js';
 import { CancelledError, InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
@@ -27,9 +27,8 @@ export interface EngineSettings extends WaitSettings {
   sinceMs?: number;
 }
 
-type EngineLog = WaitLog & { debug(message: string): void };
 export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
-  log: EngineLog;
+  log: WaitLog & { debug(message: string): void };
   signal: AbortSignal;
   /** How the front end names inputs in messages. */
   named: Naming;
@@ -49,15 +48,11 @@ export async function runStep<S extends EngineSettings>(
   try {
     settings = await read();
   } catch (error) {
+    const report = (message: string) => inputErrorReport(message, startedAt, Date.now());
+    if (error instanceof InputError) return { report: report(error.words(named)) };
     // A signal while reading (a stdin that never ends) ends there too, as an interruption.
-    const cancelled = error instanceof CancelledError;
-    if (!cancelled && !(error instanceof InputError)) throw error;
-    const report = inputErrorReport(
-      cancelled ? error.message : error.words(named),
-      startedAt,
-      Date.now()
-    );
-    return { report: cancelled ? { ...report, status: WAIT_STATUS.aborted } : report };
+    if (!(error instanceof CancelledError)) throw error;
+    return { report: { ...report(error.message), status: WAIT_STATUS.aborted } };
   }
   return { report: await engine(settings), settings };
 }
@@ -103,30 +98,16 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
  * The project's recent operations for the summary, when it shows them and the API can still be
  * asked; a failure here only leaves them out (the reason is shown instead).
  */
-async function recentForSummary(
-  client: NeonClient,
-  result: WaitResult,
-  settings: EngineSettings
-): Promise<{ recent?: RecentOperations; recentError?: string }> {
+async function recentForSummary(client: NeonClient, result: WaitResult, settings: EngineSettings) {
+  const { summary, summaryLimit, branchId, sinceMs: since, timeoutMs } = settings;
   const deferred = result.status === WAIT_STATUS.watching; // the post step reports
-  if (!settings.summary || settings.summaryLimit === 0 || !result.projectId) return {};
-  if (result.apiUnusable || deferred) return {};
+  if (!summary || !summaryLimit || !result.projectId || result.apiUnusable || deferred) return {};
   // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
   const now = Date.now();
-  const deadline = Math.min(
-    now + 10_000,
-    Math.max(result.startedAt + settings.timeoutMs, now + 3000)
-  );
+  const deadline = Math.min(now + 10_000, Math.max(result.startedAt + timeoutMs, now + 3000));
+  const options = { limit: summaryLimit, branchId, deadline, since, newestPage: result.newestPage };
   try {
-    return {
-      recent: await fetchRecentOperations(client, result.projectId, {
-        limit: settings.summaryLimit,
-        branchId: settings.branchId,
-        deadline,
-        newestPage: result.newestPage,
-        since: settings.sinceMs
-      })
-    };
+    return { recent: await fetchRecentOperations(client, result.projectId, options) };
   } catch (error) {
     return { recentError: (error as Error).message };
   }

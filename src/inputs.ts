@@ -26,12 +26,11 @@ export interface Input {
 }
 
 const H = 3_600_000;
-const NOT = undefined;
 
 // A table, one input a line: name, type, default, description, the rest.
 // prettier-ignore
 const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<Input>?]> = [
-  ['api_key', 'text', NOT, 'Required. Neon API key, from a secret. Masked at once; never printed.', { arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' }],
+  ['api_key', 'text', undefined, 'Required. Neon API key, from a secret. Masked at once; never printed.', { arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' }],
   ['project_id', 'text', '', 'Project id. Default: taken from `operations`, else the only project the key can see.', { arg: 'ID', env: 'NEON_PROJECT_ID' }],
   ['org_id', 'text', '', 'Organization id, to find the project with a personal key. Default none.', { arg: 'ID' }],
   ['branch_id', 'text', '', "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", { arg: 'ID' }],
@@ -61,18 +60,14 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['version', 'bool', 'false', 'the version', { only: 'command', short: 'v' }]
 ];
 
-export const INPUTS: readonly Input[] = ROWS.map(([name, type, value, description, rest]) => ({
-  name,
-  type,
-  ...(value !== undefined && { default: value }),
-  description,
-  ...rest
-}));
+export const INPUTS: readonly Input[] = ROWS.map(([name, type, value, description, rest]) =>
+  Object.assign({ name, type, default: value, description }, rest)
+);
 
 export function input(name: string): Input {
   const row = INPUTS.find((r) => r.name === name);
-  if (!row) throw new Error(`No input '${name}'`);
-  return row;
+  if (row) return row;
+  throw new Error(`No input '${name}'`);
 }
 
 /** The command's flag for an input (`project-id`), without its dashes. */

@@ -6,10 +6,8 @@ import { STATUS_NAMES } from './wait/status.js';
 interface Output {
   name: string;
   description: string;
-  /** The typed value; none for what only the action's publishing knows (the summary, the comment). */
-  value?: (report: Report) => unknown;
-  /** The output's text, where `String` would not do. */
-  text?: (value: unknown) => string;
+  value?: (report: Report) => unknown; // none: only the action's publishing knows it (the summary, the comment)
+  text?: (value: unknown) => string; // where `String` would not do
 }
 
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
@@ -40,7 +38,6 @@ export function resultFields(report: Report): Record<string, unknown> {
 
 /** An output's text as the runner keeps it: JSON for objects, '' for none. */
 export function outputText(output: Output, value: unknown): string {
-  if (output.text && value !== undefined) return output.text(value);
-  if (typeof value === 'object' && value !== null) return resultJson(value);
-  return value === undefined || value === null ? '' : String(value);
+  if (value === undefined || value === null) return '';
+  return output.text?.(value) ?? (typeof value === 'object' ? resultJson(value) : String(value));
 }

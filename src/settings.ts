@@ -5,7 +5,7 @@ import { formatDuration, parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError, type Naming } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
 import { capital, oneLine } from './util/text.js';
-import { type DatabaseTarget, parseDatabaseUrl, secretsOf } from './database/url.js';
+import { parseDatabaseUrl, secretsOf } from './database/url.js';
 
 /** What a run was asked to do, checked before any request is sent. Only this module interprets inputs. */
 export interface Settings extends EngineSettings {
@@ -22,10 +22,10 @@ type Field = { value: string; name: string };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
 const BOOL = new Map(['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].map((w, i) => [w, i < 3]));
-const ID_FORM = 'a Neon id of lower-case letters, digits and hyphens (1 to 60)';
+const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
+const ID_FORM = 'a Neon id of lower-case letters, digits and hyphens (1 to 60), e.g.';
 const COMMENT_TAG = /^(?!.*--)[\w .:/@+-]{0,100}$/;
 const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no "--")';
-const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 
 /**
  * Defaults and bounds are the rows' (`inputs.ts`). Errors are `InputError`s naming the input.
@@ -34,20 +34,19 @@ const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
   const field = (name: string): Field => ({ value: input(name).trim(), name });
   const bool = (name: string): boolean =>
-    check(field(name), row(name).default === 'true', (value) => BOOL.get(value), BOOL_FORM);
+    check(field(name), row(name).default === 'true', (v) => BOOL.get(v), BOOL_FORM);
   const text = (name: string, pattern: RegExp, form: string): string | undefined =>
-    check(field(name), undefined, (value) => (pattern.test(value) ? value : undefined), form);
+    check(field(name), undefined, (v) => (pattern.test(v) ? v : undefined), form);
 
-  const apiKey = input('api_key');
-  const databaseUrl = input('database_url');
+  const databaseUrl = input('database_url').trim();
   // Masked before anything else can print them, even a message about another input.
-  for (const secret of [apiKey, ...(databaseUrl.trim() ? secretsOf(databaseUrl) : [])]) {
+  for (const secret of [input('api_key'), ...(databaseUrl ? secretsOf(databaseUrl) : [])]) {
     if (secret.trim()) mask(secret.trim());
     registerSecret(secret);
   }
   const key = field('api_key');
   // A header carries visible ASCII only (else every request fails till the deadline). Never quoted.
-  if (!/^[\x21-\x7e]+$/.test(key.value)) {
+  if (!/^[\x21-\x7e]+$/.test(key.value))
     throw invalid(
       key,
       !key.value
@@ -58,31 +57,18 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
             'a character no HTTP header can carry (such as a zero-width space, a letter outside ASCII ' +
             'or a control character). Copy the key into the secret again.'
     );
-  }
 
-  const projectId = text('project_id', RESOURCE_ID, `${ID_FORM}, e.g. spring-example-302709`);
-  const orgId = text('org_id', RESOURCE_ID, `${ID_FORM}, e.g. org-morning-bread-81040908`);
-  const branchId = text('branch_id', RESOURCE_ID, `${ID_FORM}, e.g. br-wispy-meadow-118737`);
+  const projectId = text('project_id', RESOURCE_ID, `${ID_FORM} spring-example-302709`);
+  const orgId = text('org_id', RESOURCE_ID, `${ID_FORM} org-morning-bread-81040908`);
+  const branchId = text('branch_id', RESOURCE_ID, `${ID_FORM} br-wispy-meadow-118737`);
   const idsFromInput = operationIds(field('operation_id'));
-  const operations = field('operations');
-  const givenOperations = operationsJson(operations);
-  const [projectOfOperations, ...others] = new Set(givenOperations.map((op) => op.project_id));
-  if (others.length || (projectId && projectOfOperations && projectOfOperations !== projectId)) {
-    throw invalid(
-      operations,
-      others.length
-        ? `holds operations of several projects (${[projectOfOperations, ...others].join(', ')}); wait for one project per step.`
-        : (named) =>
-            `belongs to project '${projectOfOperations}', but ${named('project_id')} is '${projectId}'.`
-    );
-  }
-
+  const givenOperations = operationsJson(field('operations'), projectId);
   return {
     apiKey: key.value,
     timeoutMs: duration(field('timeout')),
     intervalMs: duration(field('interval')),
     apiHost: apiHostInput(field('api_host')),
-    projectId: projectId ?? projectOfOperations,
+    projectId: projectId ?? givenOperations[0]?.project_id,
     orgId,
     branchId,
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
@@ -94,7 +80,8 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     commentOnPr: bool('comment_on_pr'),
     commentTag: text('comment_tag', COMMENT_TAG, COMMENT_TAG_FORM) ?? '',
     githubToken: input('github_token').trim(),
-    databaseUrl: databaseUrlInput(databaseUrl.trim()),
+    // Parsed now (a malformed URL is an input error), used after the wait.
+    databaseUrl: databaseUrl ? parseDatabaseUrl(databaseUrl) : undefined,
     watchJob: bool('watch_job'),
     sinceMs: sinceInput(input('since').trim(), Date.now())
   };
@@ -104,40 +91,30 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
 export const boolOrNot = (input: InputReader, name: string): boolean | undefined =>
   BOOL.get(input(name).trim());
 
-/** The value as `parse` reads it, or `fallback` when unset; else an error giving the form. */
-export function check<T>(
-  field: Field,
-  fallback: T,
-  parse: (v: string) => T | undefined,
-  form: string
-): T {
-  const parsed = field.value === '' ? fallback : parse(field.value);
-  if (parsed !== undefined || field.value === '') return parsed as T;
+/** The value as `read` reads it, or `unset` when unset; else an error giving the form. */
+export function check<T>(field: Field, unset: T, read: (v: string) => T | undefined, form: string) {
+  const parsed = field.value === '' ? unset : read(field.value);
+  if (parsed !== undefined || !field.value) return parsed as T;
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
 }
 
 /** An error whose message starts with the input's name (`text` may name others). */
 function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
-  return new InputError(
-    name,
-    (named) => `${capital(named(name))} ${typeof text === 'string' ? text : text(named)}`
-  );
+  const words = typeof text === 'string' ? () => text : text;
+  return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
 }
 
 const ISO_TIME =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-
 /** ISO 8601's basic format (20261125, 20261125T100000Z), rewritten in the extended one above. */
 const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2}(?:\.\d+)?)?(Z|[+-]\d{4})?)?$/i;
 
 /** Epoch ms of an ISO 8601 time in either format, else NaN. */
 function isoTime(value: string): number {
-  const basic = ISO_BASIC.exec(value);
-  const [, y, mo, d, h, mi, sec, zone = ''] = basic ?? [];
-  const text = !basic
-    ? value
-    : `${y}-${mo}-${d}` +
-      (h ? `T${h}:${mi}${sec ? `:${sec}` : ''}${zone.replace(/^([+-]\d\d)(\d\d)$/, '$1:$2')}` : '');
+  const text = value.replace(ISO_BASIC, (_, y, mo, d, h, mi, sec, zone = '') => {
+    const time = h ? `T${h}:${mi}${sec ? `:${sec}` : ''}` : '';
+    return `${y}-${mo}-${d}${time}${zone.replace(/^([+-]\d\d)(\d\d)$/, '$1:$2')}`;
+  });
   return ISO_TIME.test(text) ? Date.parse(text) : NaN;
 }
 
@@ -149,23 +126,16 @@ const SINCE_FORM =
  * `since`: an ISO 8601 time (e.g. a pull request's created_at) or a duration back from now. A bare
  * number is neither (`20261125` is a date; `90` would be seconds only for `timeout`), so it is refused.
  */
-export function sinceInput(value: string, now: number, name = 'since'): number | undefined {
+export function sinceInput(value: string, now: number): number | undefined {
+  const field = { value, name: 'since' };
   const bare = /^\d+(\.\d+)?$/.test(value);
   const back = bare ? undefined : parseDuration(value);
   const at = back !== undefined ? now - back : isoTime(value);
+  const unitless = `must be ${SINCE_FORM}; got '${value}', a number without a unit.`;
+  if (bare && Number.isNaN(at)) throw invalid(field, unitless);
   // The API keeps operations for about 6 months.
   const recent = now - at <= YEAR_MS && at <= now + 86_400_000;
-  if (bare && Number.isNaN(at))
-    throw invalid(
-      { value, name },
-      `must be ${SINCE_FORM}; got '${value}', a number without a unit.`
-    );
-  return check({ value, name }, undefined, () => (recent ? at : undefined), SINCE_FORM);
-}
-
-/** Parsed now (a malformed URL is an input error), used after the wait. */
-function databaseUrlInput(value: string): DatabaseTarget | undefined {
-  return value === '' ? undefined : parseDatabaseUrl(value);
+  return check(field, undefined, () => (recent ? at : undefined), SINCE_FORM);
 }
 
 function operationIds(field: Field): string[] {
@@ -182,20 +152,20 @@ function operationIds(field: Field): string[] {
 const JSON_FORM =
   'must be JSON: the body of the response that started the work (an object with an "operations" array) or that array itself';
 
-function operationsJson(field: Field) {
+/** The operations of `field`, all of one project: `projectId` when given. */
+function operationsJson(field: Field, projectId?: string) {
   const wrong = (why: string): InputError => invalid(field, `${JSON_FORM}; ${why}.`);
+  if (!field.value) return [];
   let list: unknown;
   try {
-    list = field.value === '' ? [] : JSON.parse(field.value);
+    list = JSON.parse(field.value);
   } catch (error) {
     throw wrong(`it is not valid JSON (${(error as Error).message})`);
   }
   if (!Array.isArray(list)) list = (list as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(list)) throw wrong('it has no "operations" array');
-  if (!list.length && field.value) {
-    throw wrong('its "operations" array is empty, so there is nothing to wait for');
-  }
-  return list.map((item: unknown, index) => {
+  if (!list.length) throw wrong('its "operations" array is empty, so there is nothing to wait for');
+  const operations = list.map((item: unknown, index) => {
     if (isOperation(item) && UUID.test(item.id) && RESOURCE_ID.test(item.project_id)) {
       return normalizeOperation(item);
     }
@@ -203,6 +173,14 @@ function operationsJson(field: Field) {
       `item ${index} is not an operation (it needs a UUID "id", a "project_id", an "action" and a "status")`
     );
   });
+  const projects = [...new Set(operations.map((op) => op.project_id))];
+  const several = `holds operations of several projects (${projects.join(', ')}); wait for one project per step.`;
+  if (projects.length > 1) throw invalid(field, several);
+  if (projectId && projects[0] !== projectId) {
+    const other = (named: Naming) => `${named('project_id')} is '${projectId}'`;
+    throw invalid(field, (named) => `belongs to project '${projects[0]}', but ${other(named)}.`);
+  }
+  return operations;
 }
 
 function duration(field: Field): number {
@@ -211,11 +189,8 @@ function duration(field: Field): number {
   const ms = parseDuration(value) ?? NaN;
   if (ms >= min && ms <= max) return ms;
   const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
-  throw invalid(
-    field,
-    `must be a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s; ` +
-      `'${oneLine(value, 60)}' is ${why}.`
-  );
+  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s`;
+  throw invalid(field, `must be ${form}; '${oneLine(value, 60)}' is ${why}.`);
 }
 
 function count(field: Field): number {
@@ -225,27 +200,20 @@ function count(field: Field): number {
 }
 
 function apiHostInput(field: Field): string {
-  const fallback = row('api_host').default as string;
-  const API_HOST_FORM = `must be the API's base URL, such as ${fallback} (https; plain http only for 127.0.0.1, ::1 or localhost)`;
+  const fallback = row(field.name).default as string;
   const value = field.value || fallback;
-  const wrong = (why: string): InputError => invalid(field, `${API_HOST_FORM}; ${why}.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
-  }
+  const wrong = (why: string | ((named: Naming) => string)): InputError =>
+    invalid(field, (named) => {
+      const reason = typeof why === 'string' ? why : why(named);
+      return `must be the API's base URL, such as ${fallback} (https; plain http only for 127.0.0.1, ::1 or localhost); ${reason}.`;
+    });
+  if (!URL.canParse(value)) throw wrong(`'${oneLine(redactUrl(value), 60)}' is not a URL`);
+  const url = new URL(value);
+  if (url.username || url.password)
+    throw wrong((named) => `it must not hold credentials: pass the key in ${named('api_key')}`);
   const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
-  if (url.username || url.password) {
-    throw invalid(
-      field,
-      (named) =>
-        `${API_HOST_FORM}; it must not hold credentials: pass the key in ${named('api_key')}.`
-    );
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);
-  }
   if (url.search || url.hash || /[?#]/.test(value))
     throw wrong('it must not have a query or a fragment');
   return url.href.replace(/\/+$/, '');

@@ -2,8 +2,7 @@ import { redact } from './redact.js';
 
 /**
  * Starts an entry file's work: SIGINT and SIGTERM abort it (every signal is caught: a second one
- * must not end the process before the report is out), and only a bug reaches `fail`, with its
- * message and no stack.
+ * must not end the process before the report is out); only a bug reaches `fail`, without a stack.
  */
 export function start(
   work: (signal: AbortSignal, next: () => AbortSignal) => Promise<unknown>,

@@ -1,16 +1,11 @@
-/**
- * Every error the action tells apart; the wait maps each to a status in one table
- * (`wait/conclusion.ts`), the database step its own three endings (`wait/database.ts`).
- */
+// Every error the action tells apart; the wait maps each to a status in one table
+// (`wait/conclusion.ts`), the database step its own three endings (`wait/database.ts`).
 
 /** How a front end names an input mid-sentence: `input 'project_id'` (the action), `--project-id`. */
 export type Naming = (input: string) => string;
 export const actionNaming: Naming = (input) => `input '${input}'`;
 
-/**
- * A wrong input (`input` names it) and the expected form. The text is made by each front end in
- * its own words (`words(naming)`); `message` has the action's.
- */
+/** A wrong input and the expected form, worded by each front end (`message`: the action's words). */
 export class InputError extends Error {
   override name = 'InputError';
   constructor(
@@ -43,29 +38,29 @@ export class ApiError extends Error {
   }
 }
 
-/** Transient faults lasted until no retry could finish before the deadline. */
+/**
+ * Transient faults lasted until no retry could finish before the deadline. Times in epoch ms: the
+ * last request sent, and the first try of the failing request (no answer came since);
+ * `retryAfterMs`: a `Retry-After` that asked for more time than was left.
+ */
 export class DeadlineError extends Error {
   override name = 'DeadlineError';
   constructor(
     readonly lastError?: string,
-    /** When the last request was sent (epoch ms). */
     readonly lastTryAt?: number,
-    /** A `Retry-After` that asked for more time than was left, in ms. */
     readonly retryAfterMs?: number,
-    /** When the failing request was first tried (epoch ms): no answer came since. */
     readonly failingSince?: number
   ) {
     super(lastError ? `Deadline reached; last error: ${lastError}` : 'Deadline reached');
   }
 }
 
-/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. */
+/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. `status`: an answer's. */
 export class TransientError extends Error {
   override name = 'TransientError';
   constructor(
     message: string,
     readonly retryAfterMs?: number,
-    /** The HTTP status, when the fault was an answer rather than a network error. */
     readonly status?: number
   ) {
     super(message);

@@ -1,14 +1,14 @@
 // Secrets never leave the process. `::add-mask::` masks the log only; outputs, the summary and PR
 // comments are masked by no one, so every text written passes through `redact` first.
-
 const secrets = new Set<string>();
 
 export const REDACTED = '***';
 
+/** Registers a secret (of 4 characters or more) in every form an output or a message holds. */
 export function registerSecret(value: string): void {
   const trimmed = value.trim();
   if (trimmed.length < 4) return;
-  // As given, trimmed, escaped in JSON and in a URL: the forms an output or a message holds.
+  // As given, trimmed, escaped in JSON and in a URL.
   const forms = [value, trimmed, JSON.stringify(trimmed).slice(1, -1), encodeURIComponent(trimmed)];
   for (const form of forms) if (form.length >= 4) secrets.add(form);
 }

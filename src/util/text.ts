@@ -13,10 +13,7 @@ export const INVISIBLE = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 /** The same without the control characters, for text whose line breaks are kept. */
 const INVISIBLE_FORMATTING = /[\u2028\u2029\u202A-\u202E\u2066-\u2069]+/gu;
 
-/**
- * Text from the API on one line: secrets redacted first (a cut could otherwise leave part of one),
- * control and bidirectional characters and line breaks folded to spaces, then shortened.
- */
+/** Text from the API on one line: redacted first (a cut could leave part of a secret), folded, cut. */
 export const oneLine = (text: unknown, max = 500): string =>
   truncate(redact(String(text)).replace(INVISIBLE, ' ').trim(), max);
 
@@ -27,10 +24,7 @@ export const oneLine = (text: unknown, max = 500): string =>
 export const defuse = (text: string): string =>
   redact(text).replace(INVISIBLE_FORMATTING, ' ').replace(/##\[/g, '## [');
 
-/**
- * A log line safe for text from the API, on stdout or stderr: `defuse`d, and `» ` put before a
- * line starting with `::`, which the runner would read as a command.
- */
+/** A log line safe for text from the API: `defuse`d, `» ` before a line starting with `::` (a command). */
 export const neutralize = (text: string): string =>
   defuse(text)
     .replace(/\r\n?/g, '\n')
