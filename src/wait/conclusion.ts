@@ -7,12 +7,11 @@ import {
   InputError,
   type Naming
 } from '../util/errors.js';
+import type { Operation } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
-import type { WaitMode } from './mode.js';
 import type { WaitSettings } from './settings.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
-import type { OperationTracker } from './tracker.js';
 
 /** How a wait ended, beyond what its mode concluded: the fields of the result this sets. */
 export interface Ending {
@@ -76,23 +75,19 @@ function withHint(error: ApiError, named: Naming): string {
   return list ? `${error.message} Check ${list}.` : error.message;
 }
 
-/** The deadline came while something was still open: say what. */
+/** The deadline came while something was still open: say what (else the mode's `scope`). */
 export function timeoutEnding(
   ctx: EndingContext,
-  mode: WaitMode,
-  tracker: OperationTracker,
+  scope: string,
+  open: Operation[],
   loop: LoopOutcome
 ): Ending {
-  const open = new Set(tracker.openIds(ctx.settings.failFast));
-  const stillOpen = tracker
-    .list()
-    .filter((op) => open.has(op.id))
-    .map((op) =>
-      op.action
-        ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
-        : `operation ${op.id} (not seen yet)`
-    );
-  return deadlineEnding(ctx, stillOpen.join('; ') || mode.scope, loop);
+  const stillOpen = open.map((op) =>
+    op.action
+      ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
+      : `operation ${op.id} (not seen yet)`
+  );
+  return deadlineEnding(ctx, stillOpen.join('; ') || scope, loop);
 }
 
 /**

@@ -60,54 +60,42 @@ export interface WaitDeps {
 
 /** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
 export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
-  const clock = deps.clock ?? systemClock;
+  const { client, log, signal, clock = systemClock } = deps;
+  const { failFast, intervalMs, givenOperations: given } = settings;
   const startedAt = clock.now();
   const deadline = startedAt + settings.timeoutMs;
-  const tracker = new OperationTracker(
-    settings.operationIds,
-    settings.givenOperations,
-    deps.log,
-    () => clock.now()
-  );
-  const result: WaitResult = {
+  const tracker = new OperationTracker(settings.operationIds, given, log, () => clock.now());
+  const open = () => {
+    const ids = new Set(tracker.openIds(failFast));
+    return tracker.list().filter((op) => ids.has(op.id));
+  };
+  const result = {
     kind: kindFor(settings),
     projectId: settings.projectId,
-    status: '',
-    timedOut: false,
-    operations: settings.givenOperations,
-    startedAt,
-    finishedAt: startedAt,
-    checks: 0,
-    apiUnusable: false
-  };
+    startedAt
+  } as WaitResult;
   let checksDone = 0;
-  const context = () => ({
-    settings,
-    startedAt,
-    signal: deps.signal,
-    checksDone,
-    named: deps.named
-  });
+  const context = () => ({ settings, startedAt, signal, checksDone, named: deps.named });
   const end = (ending: Ending): WaitResult => {
     const seen = { operations: tracker.list(), finishedAt: clock.now(), checks: checksDone };
-    return Object.assign(result, ending, seen);
+    return Object.assign(result, { timedOut: false, apiUnusable: false }, ending, seen);
   };
 
   try {
-    const projectId = await resolveProjectId(deps.client, settings, deadline);
+    const projectId = await resolveProjectId(client, settings, deadline);
     result.projectId = projectId;
     if (settings.watchJob && !settings.jobMark) {
-      deps.onJobMark?.(await markJobStart(deps.client, projectId, deadline));
+      deps.onJobMark?.(await markJobStart(client, projectId, deadline));
       if (settings.operationIds.length === 0) {
-        deps.log.info(
+        log.info(
           `Watching the job: the post step will wait for every operation of project ${projectId}` +
             `${settings.branchId ? ` (branch ${settings.branchId})` : ''} started from now on.`
         );
         return end({ status: WAIT_STATUS.watching });
       }
     }
-    const mode = modeFor(deps.client, projectId, settings, tracker);
-    deps.log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
+    const mode = modeFor(client, projectId, settings, tracker);
+    log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
     let checkedAt = startedAt;
@@ -115,36 +103,37 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
-      checksDone++;
       result.newestPage = mode.newestPage();
-      if (checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
-      pace.update(deps.client.throttled);
+      if (++checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
+      pace.update(client.throttled);
       return settings.wait ? mode.verdict() : 'success';
     };
     const delay = (checks: number): number => {
-      // When every open operation is `failed` and awaits a retry, look again near the retry.
-      const retry = deps.schedule ? undefined : tracker.nextUsefulCheck(settings.failFast);
-      const open = new Set(tracker.openIds(settings.failFast));
-      const ops = tracker.list().filter((op) => open.has(op.id));
-      const { intervalMs } = settings;
-      const base = () =>
-        nextCheckIn(history, ops, clock.now(), intervalMs, ladder(checks, intervalMs));
-      let ms =
-        deps.schedule?.(checks) ?? pollDelay(checks, intervalMs, deps.random, base()) * pace.factor;
-      if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
+      let ms = deps.schedule?.(checks);
+      if (ms === undefined) {
+        const base = nextCheckIn(
+          history,
+          open(),
+          clock.now(),
+          intervalMs,
+          ladder(checks, intervalMs)
+        );
+        ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
+        // When every open operation is `failed` and awaits a retry, look again near the retry.
+        const retry = tracker.nextUsefulCheck(failFast);
+        if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
+      }
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
     // A reply that started the work moments ago and says it runs needs no look at once: the first
     // comes after 1 s, as with @neon/sdk's waitFor, and brings the history.
-    const given = settings.givenOperations;
     const fresh = (op: Operation) =>
       isInProgress(op.status) && startedAt - Date.parse(op.created_at) < 2000;
     const firstDelay = given.length > 0 && given.every(fresh) ? 1000 : 0;
-    const { signal } = deps;
     const loop = await waitUntil(check, { deadline, delay, firstDelay, clock, signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
-    if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode, tracker, loop));
+    if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode.scope, open(), loop));
     return end(mode.conclude());
   } catch (error) {
     return end(endingOf(error, context()));
