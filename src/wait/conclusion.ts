@@ -17,8 +17,11 @@ import { type ResultStatus, WAIT_STATUS } from './status.js';
 export interface Ending {
   status: ResultStatus;
   timedOut?: boolean;
+  /** Why the step fails, when it does. */
   failure?: string;
+  /** A transient fault still happening at the deadline. */
   lastError?: string;
+  /** Since when (epoch ms) that fault's request had gone unanswered. */
   failingSince?: number;
   apiUnusable?: boolean;
 }
@@ -102,12 +105,10 @@ function deadlineEnding(
   const limit = formatDuration(settings.timeoutMs);
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
-  const lastError = fault?.lastError;
-  const failingSince = fault?.failingSince;
+  const { lastError, failingSince, retryAfterMs } = fault ?? {};
   const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError, failingSince };
-  if (fault?.retryAfterMs !== undefined) {
-    const asked =
-      fault.retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(fault.retryAfterMs);
+  if (retryAfterMs !== undefined) {
+    const asked = retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(retryAfterMs);
     const failure =
       `The API asked to wait ${asked} before the next request (Retry-After), more than the time ` +
       `left before the ${limit} timeout, so the wait stopped${at}` +

@@ -14,21 +14,16 @@ import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, Pace, pollDelay } from './schedule.js';
-import { isInProgress, type ResultStatus, type Verdict, WAIT_STATUS } from './status.js';
+import { isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
-export interface WaitResult {
+export interface WaitResult extends Ending {
   kind: WaitKind;
   projectId?: string;
-  status: ResultStatus;
   timedOut: boolean;
-  /** Why the step fails, when it does. */
-  failure?: string;
-  /** A transient fault still happening at the deadline. */
-  lastError?: string;
-  /** Since when (epoch ms) that fault's request had gone unanswered. */
-  failingSince?: number;
+  /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
+  apiUnusable: boolean;
   /** Awaited operations as last seen. */
   operations: Operation[];
   /** The newest page of List operations from the last check, for the summary to reuse. */
@@ -36,8 +31,6 @@ export interface WaitResult {
   startedAt: number;
   finishedAt: number;
   checks: number;
-  /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
-  apiUnusable: boolean;
   /** The database check after the wait, when `database_url` was given. */
   database?: DatabaseCheck;
 }
