@@ -198,11 +198,10 @@ export class NeonClient {
 }
 
 /** The query of a List request: its limit and whatever else is set (cursor, org_id). */
-function query(params: Record<string, string | number | undefined>): URLSearchParams {
-  return new URLSearchParams(
+const query = (params: Record<string, string | number | undefined>) =>
+  new URLSearchParams(
     Object.entries(params).flatMap(([k, v]): [string, string][] => (v ? [[k, String(v)]] : []))
   );
-}
 
 /** A List answer: every item readable (else undefined: an unreadable answer) and the next cursor. */
 function pageOf<K extends string, T>(
@@ -264,8 +263,6 @@ function describeHttpError(
 
 function describeNetworkError(error: unknown): string {
   type Err = { code?: string; message?: string; cause?: Err };
-  const err = error as Err;
-  const code = err.code ?? err.cause?.code;
-  const message = err.cause?.message ?? err.message ?? String(error);
-  return `network error${code ? ` ${code}` : ''}: ${oneLine(message, 300)}`;
+  const { cause, code = cause?.code, message = String(error) } = error as Err;
+  return `network error${code ? ` ${code}` : ''}: ${oneLine(cause?.message ?? message, 300)}`;
 }

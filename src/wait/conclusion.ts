@@ -46,7 +46,7 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
       WAIT_STATUS.aborted,
       'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.'
     );
-  if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
+  if (error instanceof DeadlineError) return deadlineEnding(ctx, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
   // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
   if (gone && ctx.settings.jobMark)
@@ -78,30 +78,23 @@ function withHint(error: ApiError, named: Naming): string {
   return list ? `${error.message} Check ${list}.` : error.message;
 }
 
-/** The deadline came while something was still open: say what (else the mode's `scope`). */
-export function timeoutEnding(
-  ctx: EndingContext,
-  scope: string,
-  open: Operation[],
-  loop: LoopOutcome
+/**
+ * The deadline's message, true to what happened: what was still open (else the mode's `scope`), when
+ * the last request went, and why none followed (the deadline, a fault that lasted until it, or a
+ * `Retry-After` beyond it).
+ */
+export function deadlineEnding(
+  { settings, startedAt }: EndingContext,
+  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>,
+  open: Operation[] = [],
+  scope?: string
 ): Ending {
   const stillOpen = open.map((op) =>
     op.action
       ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
       : `operation ${op.id} (not seen yet)`
   );
-  return deadlineEnding(ctx, stillOpen.join('; ') || scope, loop);
-}
-
-/**
- * The deadline's message, true to what happened: what was still open, when the last request went,
- * and why none followed (the deadline, a fault that lasted until it, or a `Retry-After` beyond it).
- */
-function deadlineEnding(
-  { settings, startedAt }: EndingContext,
-  what: string | undefined,
-  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>
-): Ending {
+  const what = stillOpen.join('; ') || scope;
   const limit = formatDuration(settings.timeoutMs);
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;

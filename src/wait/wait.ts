@@ -4,7 +4,7 @@ import type { FetchedPage } from '../neon/paging.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { CancelledError, type Naming } from '../util/errors.js';
-import { type Ending, endingOf, timeoutEnding } from './conclusion.js';
+import { deadlineEnding, type Ending, endingOf } from './conclusion.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { type JobMark, markJobStart } from './job.js';
@@ -126,7 +126,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const firstDelay = given.length > 0 && given.every(fresh) ? 1000 : 0;
     const loop = await waitUntil(check, { deadline, delay, firstDelay, clock, signal });
     if (loop.outcome === 'cancelled') throw new CancelledError();
-    if (loop.outcome === 'timeout') return end(timeoutEnding(context(), mode.scope, open(), loop));
+    if (loop.outcome === 'timeout') return end(deadlineEnding(context(), loop, open(), mode.scope));
     return end(mode.conclude());
   } catch (error) {
     return end(endingOf(error, context()));
