@@ -181,19 +181,17 @@ export class NeonClient {
     const said = `${describeHttpError(status, body, text)}${ref}`;
     if (isRetryableStatus(status))
       throw new TransientError(said, retryAfter(header('retry-after'), this.clock.now()), status);
-    if (status >= 300 && status < 400) {
-      // An unreadable Location header is still a redirect not to follow.
-      const location = header('location') ?? '';
-      const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
-      throw new ApiError(
-        `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the API key ` +
-          'is sent only to the API host.',
-        status,
-        requestId
-      );
-    }
-    const refused = `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`;
-    throw new ApiError(status === 401 ? refused : said, status, requestId);
+    // An unreadable Location header is still a redirect not to follow.
+    const location = header('location') ?? '';
+    const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
+    const message =
+      status === 401
+        ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`
+        : status >= 300 && status < 400
+          ? `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the ` +
+            'API key is sent only to the API host.'
+          : said;
+    throw new ApiError(message, status, requestId);
   }
 }
 

@@ -62,11 +62,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const ids = new Set(tracker.openIds(failFast));
     return tracker.list().filter((op) => ids.has(op.id));
   };
-  const result = {
-    kind: kindFor(settings),
-    projectId: settings.projectId,
-    startedAt
-  } as WaitResult;
+  const kind = kindFor(settings);
+  const result = { kind, projectId: settings.projectId, startedAt } as WaitResult;
   let checksDone = 0;
   const context = () => ({ settings, startedAt, signal, checksDone, named: deps.named });
   const end = (ending: Ending): WaitResult => {
@@ -104,13 +101,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const delay = (checks: number): number => {
       let ms = deps.schedule?.(checks);
       if (ms === undefined) {
-        const base = nextCheckIn(
-          history,
-          open(),
-          clock.now(),
-          intervalMs,
-          ladder(checks, intervalMs)
-        );
+        const step = ladder(checks, intervalMs);
+        const base = nextCheckIn(history, open(), clock.now(), intervalMs, step);
         ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
         // When every open operation is `failed` and awaits a retry, look again near the retry.
         const retry = tracker.nextUsefulCheck(failFast);
