@@ -34,6 +34,10 @@ interface ClientOptions extends RetryPolicyOptions {
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
+/** An answer's JSON, as an object whose fields are read. */
+type Body = Record<string, unknown>;
+/** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
+type Accept<T> = (body: Body) => T | undefined;
 
 export class NeonClient {
   private readonly requestTimeoutMs: number;
@@ -62,11 +66,8 @@ export class NeonClient {
 
   getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
-    const accept = (body: { operation?: unknown }) => operationOf(body.operation);
-    return this.get(path, deadline, accept, [
-      'operation',
-      `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see that project`
-    ]);
+    const missing = `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see that project`;
+    return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
 
   listOperations(
@@ -75,10 +76,9 @@ export class NeonClient {
     deadline: number
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
-    return this.get(path, deadline, (body) => pageOf(body, 'operations', operationOf), [
-      'project',
-      `Project ${projectId} was not found, or this API key cannot see it`
-    ]);
+    const missing = `Project ${projectId} was not found, or this API key cannot see it`;
+    const accept: Accept<OperationsPage> = (body) => pageOf(body, 'operations', operationOf);
+    return this.get(path, deadline, accept, ['project', missing]);
   }
 
   listProjects(
@@ -99,7 +99,7 @@ export class NeonClient {
   private async get<T>(
     path: string,
     deadline: number,
-    accept: (body: Record<string, unknown>) => T | undefined,
+    accept: Accept<T>,
     [missing, notFound]: [ApiError['missing'], string?] = [undefined]
   ): Promise<T> {
     let lastError: string | undefined;
@@ -135,11 +135,7 @@ export class NeonClient {
     }
   }
 
-  private async once<T>(
-    path: string,
-    timeoutMs: number,
-    accept: (body: Record<string, unknown>) => T | undefined
-  ): Promise<T> {
+  private async once<T>(path: string, timeoutMs: number, accept: Accept<T>): Promise<T> {
     const url = `${this.options.baseUrl}${path}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
@@ -160,9 +156,9 @@ export class NeonClient {
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
     const { status } = response;
     const text = redact(response.text);
-    let body: Record<string, unknown> | undefined; // undefined: not JSON (an edge's HTML page, an empty body)
+    let body: Body | undefined; // undefined: not JSON (an edge's HTML page, an empty body)
     try {
-      body = Object(JSON.parse(text)); // any JSON as an object whose fields are read: null as {}
+      body = Object(JSON.parse(text)); // any other JSON (null, a number) has none of the fields read
     } catch {
       // Told apart below.
     }
@@ -202,11 +198,7 @@ const query = (params: Record<string, string | number | undefined>) =>
   );
 
 /** A List answer: every item readable (else undefined: an unreadable answer) and the next cursor. */
-function pageOf<K extends string, T>(
-  body: Record<string, unknown>,
-  key: K,
-  item: (value: unknown) => T | undefined
-) {
+function pageOf<K extends string, T>(body: Body, key: K, item: (value: unknown) => T | undefined) {
   const { [key]: list, pagination } = body as Record<string, { cursor?: unknown } | undefined>;
   const items = Array.isArray(list) ? list.map(item) : [undefined];
   if (items.includes(undefined)) return undefined;
@@ -246,11 +238,7 @@ function projectOf(value: unknown): Project | undefined {
 }
 
 /** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
-function describeHttpError(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  text: string
-) {
+function describeHttpError(status: number, body: Body | undefined, text: string): string {
   const { code, message } = body ?? {};
   const said = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
