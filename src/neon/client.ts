@@ -125,10 +125,9 @@ export class NeonClient {
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
-        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000) {
-          const { host } = new URL(this.options.baseUrl);
+        const { host } = new URL(this.options.baseUrl);
+        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000)
           throw new ApiError(`The API host ${host} never answered (${message}).`, 0);
-        }
         this.options.onRetry?.({ path, attempt: attempt + 1, error: message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
