@@ -34,12 +34,17 @@ interface ClientOptions extends RetryPolicyOptions {
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
+/** An answer's JSON, as an object whose fields are read. */
+type Body = Record<string, unknown>;
+/** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
+type Accept<T> = (body: Body) => T | undefined;
 
 export class NeonClient {
   private readonly requestTimeoutMs: number;
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
   private readonly transport: Transport;
+  private readonly headers: Record<string, string>;
   /** Requests sent so far, retries included. */
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
@@ -52,36 +57,31 @@ export class NeonClient {
     this.clock = options.clock ?? systemClock;
     this.retry = new RetryPolicy(options);
     this.transport = options.transport ?? createTransport();
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
+    };
   }
 
-  async getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
+  getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
-    return this.get(
-      path,
-      deadline,
-      (body) => operationOf((body as { operation?: unknown }).operation),
-      [
-        'operation',
-        (detail) =>
-          `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see ` +
-          `that project (${detail}).`
-      ]
-    );
+    const missing = `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see that project`;
+    return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
 
-  async listOperations(
+  listOperations(
     projectId: string,
     page: { limit: number; cursor?: string },
     deadline: number
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
-    return this.get(path, deadline, (body) => pageOf(body, 'operations', operationOf), [
-      'project',
-      (detail) => `Project ${projectId} was not found, or this API key cannot see it (${detail}).`
-    ]);
+    const missing = `Project ${projectId} was not found, or this API key cannot see it`;
+    const accept: Accept<OperationsPage> = (body) => pageOf(body, 'operations', operationOf);
+    return this.get(path, deadline, accept, ['project', missing]);
   }
 
-  async listProjects(
+  listProjects(
     page: { limit: number; org_id?: string },
     deadline: number
   ): Promise<{ projects: Project[] }> {
@@ -95,12 +95,12 @@ export class NeonClient {
     if (!this.options.transport) await this.transport.close();
   }
 
-  /** GET with retries on transient faults, never past `deadline` (epoch ms). */
+  /** GET with retries on transient faults, never past `deadline` (epoch ms); a 404 says what was not found. */
   private async get<T>(
     path: string,
     deadline: number,
-    accept: (body: unknown) => T | undefined,
-    notFound?: [ApiError['missing'], (detail: string) => string]
+    accept: Accept<T>,
+    [missing, notFound]: [ApiError['missing'], string?] = [undefined]
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
@@ -115,43 +115,32 @@ export class NeonClient {
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404 && notFound) {
-          throw new ApiError(notFound[1](error.message), 404, error.requestId, notFound[0]);
-        }
+        if (error instanceof ApiError && error.status === 404 && notFound)
+          throw new ApiError(`${notFound} (${error.message}).`, 404, error.requestId, missing);
         if (!(error instanceof TransientError)) throw error;
-        lastError = error.message;
-        const { retryAfterMs, status } = error;
+        const { message, retryAfterMs, status } = error;
+        lastError = message;
         if (status === 429) this.throttled++;
         const left = deadline - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
-        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000) {
-          const { host } = new URL(this.options.baseUrl);
-          throw new ApiError(`The API host ${host} never answered (${lastError}).`, 0);
-        }
-        this.options.onRetry?.({ path, attempt: attempt + 1, error: error.message, delayMs });
+        const { host } = new URL(this.options.baseUrl);
+        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000)
+          throw new ApiError(`The API host ${host} never answered (${message}).`, 0);
+        this.options.onRetry?.({ path, attempt: attempt + 1, error: message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
       }
     }
   }
 
-  private async once<T>(
-    path: string,
-    timeoutMs: number,
-    accept: (body: unknown) => T | undefined
-  ): Promise<T> {
+  private async once<T>(path: string, timeoutMs: number, accept: Accept<T>): Promise<T> {
     const url = `${this.options.baseUrl}${path}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
     this.options.onRequest?.(path);
-    const headers = {
-      authorization: `Bearer ${this.options.apiKey}`,
-      accept: 'application/json',
-      'user-agent': `${ACTION_NAME}/${ACTION_VERSION} (+github-action)`
-    };
-    const response = await this.transport.get(url, headers, signal).catch((error: unknown) => {
+    const response = await this.transport.get(url, this.headers, signal).catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();
       // Cut short by the deadline rather than by the per-request limit: say which.
       const late =
@@ -166,66 +155,49 @@ export class NeonClient {
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
     const { status } = response;
     const text = redact(response.text);
-    let body: unknown = NOT_JSON;
+    let body: Body | undefined; // undefined: not JSON (an edge's HTML page, an empty body)
     try {
-      body = JSON.parse(text);
+      body = Object(JSON.parse(text)); // any other JSON (null, a number) has none of the fields read
     } catch {
-      // Told apart below: an edge's HTML page, an empty body.
+      // Told apart below.
     }
     const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
-    const bodyId = (body as { request_id?: unknown } | null)?.request_id;
-    const requestId =
-      header('x-neon-ret-request-id') ??
-      header('x-request-id') ??
-      (typeof bodyId === 'string' ? bodyId : undefined);
+    const bodyId = typeof body?.request_id === 'string' ? body.request_id : undefined;
+    const requestId = header('x-neon-ret-request-id') ?? header('x-request-id') ?? bodyId;
     const ref = requestId ? ` (request_id ${requestId})` : '';
 
     if (status >= 200 && status < 300) {
-      const value = typeof body === 'object' && body !== null ? accept(body) : undefined;
+      const value = body && accept(body);
       if (value !== undefined) return value;
-      const why =
-        body === NOT_JSON ? 'with a body that is not JSON' : 'without the expected fields';
+      const why = body ? 'without the expected fields' : 'with a body that is not JSON';
       throw new TransientError(`HTTP ${status} ${why}`);
     }
-    if (isRetryableStatus(status)) {
-      const delay = retryAfter(header('retry-after'), this.clock.now());
-      throw new TransientError(`${describeHttpError(status, body, text)}${ref}`, delay, status);
-    }
-    if (status >= 300 && status < 400) {
-      const location = header('location') ?? '';
-      // An unreadable Location header is still a redirect not to follow.
-      const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
-      throw new ApiError(
-        `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the API key ` +
-          'is sent only to the API host.',
-        status,
-        requestId
-      );
-    }
+    const said = `${describeHttpError(status, body, text)}${ref}`;
+    if (isRetryableStatus(status))
+      throw new TransientError(said, retryAfter(header('retry-after'), this.clock.now()), status);
+    // An unreadable Location header is still a redirect not to follow.
+    const location = header('location') ?? '';
+    const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
     const message =
       status === 401
         ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`
-        : `${describeHttpError(status, body, text)}${ref}`;
+        : status >= 300 && status < 400
+          ? `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the ` +
+            'API key is sent only to the API host.'
+          : said;
     throw new ApiError(message, status, requestId);
   }
 }
 
-const NOT_JSON = Symbol('not JSON');
-
 /** The query of a List request: its limit and whatever else is set (cursor, org_id). */
-function query(params: Record<string, string | number | undefined>): URLSearchParams {
-  return new URLSearchParams(
+const query = (params: Record<string, string | number | undefined>) =>
+  new URLSearchParams(
     Object.entries(params).flatMap(([k, v]): [string, string][] => (v ? [[k, String(v)]] : []))
   );
-}
 
 /** A List answer: every item readable (else undefined: an unreadable answer) and the next cursor. */
-function pageOf<K extends string, T>(
-  body: unknown,
-  key: K,
-  item: (value: unknown) => T | undefined
-) {
+function pageOf<K extends string, T>(body: Body, key: K, item: (value: unknown) => T | undefined) {
   const { [key]: list, pagination } = body as Record<string, { cursor?: unknown } | undefined>;
   const items = Array.isArray(list) ? list.map(item) : [undefined];
   if (items.includes(undefined)) return undefined;
@@ -265,19 +237,17 @@ function projectOf(value: unknown): Project | undefined {
 }
 
 /** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
-function describeHttpError(status: number, body: unknown, text: string): string {
-  const { code, message } = ((typeof body === 'object' && body) || {}) as Record<string, unknown>;
+function describeHttpError(status: number, body: Body | undefined, text: string): string {
+  const { code, message } = body ?? {};
   const said = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
   const what = text.trim() ? 'a body that is not JSON' : 'an empty body';
-  const detail = body === NOT_JSON ? what : [tag, said].filter(Boolean).join(': ');
+  const detail = body ? [tag, said].filter(Boolean).join(': ') : what;
   return `HTTP ${status}${detail ? `: ${detail}` : ''}`;
 }
 
 function describeNetworkError(error: unknown): string {
   type Err = { code?: string; message?: string; cause?: Err };
-  const err = error as Err;
-  const code = err.code ?? err.cause?.code;
-  const message = err.cause?.message ?? err.message ?? String(error);
-  return `network error${code ? ` ${code}` : ''}: ${oneLine(message, 300)}`;
+  const { cause, code = cause?.code, message = String(error) } = error as Err;
+  return `network error${code ? ` ${code}` : ''}: ${oneLine(cause?.message ?? message, 300)}`;
 }

@@ -7,19 +7,21 @@ import {
   InputError,
   type Naming
 } from '../util/errors.js';
+import type { Operation } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
-import type { WaitMode } from './mode.js';
 import type { WaitSettings } from './settings.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
-import type { OperationTracker } from './tracker.js';
 
 /** How a wait ended, beyond what its mode concluded: the fields of the result this sets. */
 export interface Ending {
   status: ResultStatus;
   timedOut?: boolean;
+  /** Why the step fails, when it does. */
   failure?: string;
+  /** A transient fault still happening at the deadline. */
   lastError?: string;
+  /** Since when (epoch ms) that fault's request had gone unanswered. */
   failingSince?: number;
   apiUnusable?: boolean;
 }
@@ -44,7 +46,7 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
       WAIT_STATUS.aborted,
       'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.'
     );
-  if (error instanceof DeadlineError) return deadlineEnding(ctx, undefined, { fault: error });
+  if (error instanceof DeadlineError) return deadlineEnding(ctx, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
   // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
   if (gone && ctx.settings.jobMark)
@@ -76,43 +78,30 @@ function withHint(error: ApiError, named: Naming): string {
   return list ? `${error.message} Check ${list}.` : error.message;
 }
 
-/** The deadline came while something was still open: say what. */
-export function timeoutEnding(
-  ctx: EndingContext,
-  mode: WaitMode,
-  tracker: OperationTracker,
-  loop: LoopOutcome
-): Ending {
-  const open = new Set(tracker.openIds(ctx.settings.failFast));
-  const stillOpen = tracker
-    .list()
-    .filter((op) => open.has(op.id))
-    .map((op) =>
-      op.action
-        ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
-        : `operation ${op.id} (not seen yet)`
-    );
-  return deadlineEnding(ctx, stillOpen.join('; ') || mode.scope, loop);
-}
-
 /**
- * The deadline's message, true to what happened: what was still open, when the last request went,
- * and why none followed (the deadline, a fault that lasted until it, or a `Retry-After` beyond it).
+ * The deadline's message, true to what happened: what was still open (else the mode's `scope`), when
+ * the last request went, and why none followed (the deadline, a fault that lasted until it, or a
+ * `Retry-After` beyond it).
  */
-function deadlineEnding(
+export function deadlineEnding(
   { settings, startedAt }: EndingContext,
-  what: string | undefined,
-  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>
+  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>,
+  open: Operation[] = [],
+  scope?: string
 ): Ending {
+  const stillOpen = open.map((op) =>
+    op.action
+      ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
+      : `operation ${op.id} (not seen yet)`
+  );
+  const what = stillOpen.join('; ') || scope;
   const limit = formatDuration(settings.timeoutMs);
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
-  const lastError = fault?.lastError;
-  const failingSince = fault?.failingSince;
+  const { lastError, failingSince, retryAfterMs } = fault ?? {};
   const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError, failingSince };
-  if (fault?.retryAfterMs !== undefined) {
-    const asked =
-      fault.retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(fault.retryAfterMs);
+  if (retryAfterMs !== undefined) {
+    const asked = retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(retryAfterMs);
     const failure =
       `The API asked to wait ${asked} before the next request (Retry-After), more than the time ` +
       `left before the ${limit} timeout, so the wait stopped${at}` +

@@ -11,20 +11,19 @@ import type { WaitResult } from './wait.js';
  */
 export async function checkDatabase(
   result: WaitResult,
-  settings: { databaseUrl?: DatabaseTarget; wait: boolean; timeoutMs: number },
+  { databaseUrl, ...settings }: { databaseUrl?: DatabaseTarget; wait: boolean; timeoutMs: number },
   deps: { log: WaitLog; signal?: AbortSignal }
 ): Promise<WaitResult> {
-  const parsed = settings.databaseUrl;
   // Watching the job: the post step checks the database once the job's operations are done.
-  if (!parsed || result.status === WAIT_STATUS.watching) return result;
-  const target = describeTarget(parsed);
+  if (!databaseUrl || result.status === WAIT_STATUS.watching) return result;
+  const target = describeTarget(databaseUrl);
   const failed = result.failure || result.timedOut ? 'the wait did not succeed' : undefined;
   const notTried = settings.wait ? failed : 'wait is false';
   if (notTried) return { ...result, database: { ready: false, target, attempts: 0, notTried } };
 
   deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
   const probe = await probeDatabase({
-    target: parsed,
+    target: databaseUrl,
     deadline: result.startedAt + settings.timeoutMs,
     signal: deps.signal,
     onAttempt: ({ attempt, error, delayMs }) => {

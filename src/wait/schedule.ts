@@ -10,14 +10,12 @@ export const ladder = (checksDone: number, intervalMs: number): number =>
   Math.min(EARLY_DELAYS_MS[checksDone - 1] ?? intervalMs, intervalMs);
 
 /** Delay before the next check: the ladder's, or `baseMs` when history says when to look; jittered. */
-export function pollDelay(
+export const pollDelay = (
   checksDone: number,
   intervalMs: number,
   random: () => number = Math.random,
   baseMs = ladder(checksDone, intervalMs)
-): number {
-  return Math.round(baseMs * (0.9 + 0.2 * random()));
-}
+): number => Math.round(baseMs * (0.9 + 0.2 * random()));
 
 /** Each check that met a 429 slows the wait 4x (up to 8x); each check without one takes 10% back. */
 export const PACE = { max: 8, slowdown: 4, recovery: 0.9 } as const;
