@@ -11,10 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError, InputError } from '../util/errors.js';
 
 /**
- * The file that input `name` names, or stdin for `-`: whole, at most 4 MiB (far more than a
- * response that starts work), and not empty (a failed `curl … |` must not turn a wait for its
- * operations into a wait for an idle project). Until `signal`, or `timeoutMs` without an end: a FIFO
- * is opened without blocking and polled, and its end counts once a writer wrote.
+ * The file `name` names, or stdin for `-`: at most 4 MiB, not empty (a failed `curl … |` must not
+ * become a wait for an idle project). A FIFO is polled; its end counts once a writer wrote.
  */
 export async function readInput(
   name: string,
@@ -73,10 +71,7 @@ export function prepareReportFile(path: string, name: string): void {
   }
 }
 
-/**
- * A report file, until `stop` (a signal): a FIFO is opened without blocking, tried again while it
- * has no reader (`note` says so once), and written through the event loop.
- */
+/** A report file, until `stop`: a FIFO is retried while it has no reader (`note` once), written async. */
 export async function writeReport(path: string, text: string, stop: AbortSignal, note: () => void) {
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
   for (let tries = 0; ; tries++) {

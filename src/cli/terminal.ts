@@ -31,18 +31,15 @@ export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boo
 export const HEARTBEAT_MS = 30_000;
 
 /**
- * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
- * command, no control character from the API). Once started, in its style: below them a status
- * line redrawn each second; or that line as a heartbeat after HEARTBEAT_MS of silence; or errors
- * only. Two escape codes need no library.
+ * The command's stderr as the engine's log, lines made safe (no workflow command, no control
+ * character). Once started: a status line redrawn each second, a heartbeat, or errors only.
  */
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
   private deadline = NaN;
   private style: ProgressStyle = 'plain';
-  /** The live line's redraw, or the next heartbeat: set while started. */
-  private timer?: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout; // the live line's redraw, or the next heartbeat, while started
 
   constructor(
     private readonly out: Stream,
@@ -80,16 +77,15 @@ export class Terminal {
 
   stop(): void {
     if (this.live()) this.out.write(CLEAR_LINE);
-    clearTimeout(this.timer); // clears an interval too
-    this.timer = undefined;
+    this.timer = void clearTimeout(this.timer); // clears an interval too
   }
 
   private live = (): boolean => this.style === 'live' && this.timer !== undefined;
 
   private beat(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.line(`still waiting after ${this.status()}`), HEARTBEAT_MS);
-    this.timer.unref();
+    const heartbeat = () => this.line(`still waiting after ${this.status()}`);
+    this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
   }
 
   private line(message: string, always = false): void {
