@@ -5,7 +5,7 @@ import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import { outcomeOf, WAIT_STATUS } from '../wait/status.js';
 
-/** Passed (empty), or the kind, a short message, a type and the detail (GitLab shows only the last). */
+/** Passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
 type Outcome =
   [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
 

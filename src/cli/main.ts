@@ -30,10 +30,7 @@ export const flagText = (row: Input): string =>
 
 /** `  --flag ARG   text`, the text wrapped at 80 columns under itself. */
 const entry = (left: string, text: string): string =>
-  `  ${left.padEnd(26)}${text.replace(/(.{1,52})(?: |$)/g, '$1\n').trimEnd()}`.replace(
-    /\n/g,
-    `\n${' '.repeat(28)}`
-  );
+  `  ${left.padEnd(26)}${text.replace(/(.{1,52})(?: |$)/g, `$1\n${' '.repeat(28)}`).trimEnd()}`;
 
 export const HELP = [
   'Usage: neon-operations-wait [options]',
@@ -48,9 +45,7 @@ export const HELP = [
   ),
   '',
   'Environment:',
-  ...FLAGS.filter((row) => row.env).map((row) =>
-    entry(row.env as string, `instead of --${flagOf(row)}`)
-  ),
+  ...FLAGS.flatMap((row) => (row.env ? [entry(row.env, `instead of --${flagOf(row)}`)] : [])),
   entry('HTTPS_PROXY, NO_PROXY', 'a proxy for the API'),
   '',
   'Exit codes:',
@@ -66,16 +61,14 @@ export const HELP = [
   ''
 ].join('\n');
 
+const option = ({ arg, multiple = false, short }: Input) =>
+  ({ type: arg ? 'string' : 'boolean', multiple, ...(short && { short }) }) as const;
 const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
-  FLAGS.map((row) => [
-    flagOf(row),
-    {
-      type: row.arg ? 'string' : 'boolean',
-      multiple: Boolean(row.multiple),
-      ...(row.short && { short: row.short })
-    }
-  ])
+  FLAGS.map((r) => [flagOf(r), option(r)])
 );
+
+/** The report files: their input, and how each renders the report. */
+const REPORTS = { summary_file: renderSummary, junit: renderJunit };
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
@@ -104,8 +97,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
-  for (const name of ['summary_file', 'junit'])
-    if (values[name]) prepareReportFile(values[name], name);
+  for (const name in REPORTS) if (values[name]) prepareReportFile(values[name], name);
   // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
   // --timeout is wrong (the settings say so next), the longest when it is too long.
   const { default: longest, max } = input('timeout');
@@ -156,7 +148,7 @@ export interface Io {
   stdin: Readable; // `--operations -`
 }
 
-/** parseArgs' message, but a stray argument is named by its position: it may be a secret (`--json "$KEY"`). */
+/** parseArgs' message, but a stray argument is named by position: it may be a secret (`--json $KEY`). */
 export function usageError(error: unknown, args: string[], options = OPTIONS): string {
   const { code, message } = error as { code?: string; message: string };
   if (code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `${message} (see --help).`;
@@ -207,11 +199,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const writing = io.writing();
   let unwritten = 0; // as tee and cp do, a file not written makes the run fail
-  const reports = [
-    [flags['summary-file'], renderSummary],
-    [flags.junit, renderJunit]
-  ] as const;
-  for (const [path, render] of reports) {
+  for (const [name, render] of Object.entries(REPORTS)) {
+    const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
     await writeReport(path, redact(render(report)), writing, onWait).catch((error: Error) => {
