@@ -56,12 +56,11 @@ export class Terminal {
 
   /** After each check (`EngineDeps.onCheck`): what the status line shows. */
   onCheck = (operations: readonly Operation[], nextCheckAt: number): void => {
-    const byStatus = new Map<string, number>();
-    for (const { status } of operations) {
-      const key = status ? safe(status).slice(0, 40) : 'not seen yet';
-      byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
-    }
-    this.counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');
+    const keys = operations.map(({ status }) =>
+      status ? safe(status).slice(0, 40) : 'not seen yet'
+    );
+    const count = (key: string) => keys.filter((k) => k === key).length;
+    this.counts = [...new Set(keys)].map((key) => `${count(key)} ${key}`).join(', ');
     this.nextCheckAt = nextCheckAt;
     this.draw();
   };
