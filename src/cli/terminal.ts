@@ -31,8 +31,8 @@ export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boo
 export const HEARTBEAT_MS = 30_000;
 
 /**
- * The command's stderr as the engine's log, lines made safe (no workflow command, no control
- * character). Once started: a status line redrawn each second, a heartbeat, or errors only.
+ * The command's stderr as the engine's log, lines made safe (no secret, no workflow command, no
+ * control character). Once started: a status line redrawn each second, a heartbeat, or errors only.
  */
 export class Terminal {
   private counts = 'starting';
@@ -76,7 +76,8 @@ export class Terminal {
 
   stop(): void {
     if (this.live()) this.out.write(CLEAR_LINE);
-    this.timer = void clearTimeout(this.timer); // clears an interval too
+    clearTimeout(this.timer); // clears an interval too
+    this.timer = undefined;
   }
 
   private live = (): boolean => this.style === 'live' && this.timer !== undefined;
