@@ -11,10 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledError, InputError } from '../util/errors.js';
 
 /**
- * The file that input `name` names, or stdin for `-`: whole, at most 4 MiB (far more than a
- * response that starts work), and not empty (a failed `curl … |` must not turn a wait for its
- * operations into a wait for an idle project). Until `signal`, or `timeoutMs` without an end: a FIFO
- * is opened without blocking and polled, and its end counts once a writer wrote.
+ * The file `name` names, or stdin for `-`: at most 4 MiB, not empty (a failed `curl … |` must not
+ * become a wait for an idle project). A FIFO is polled; its end counts once a writer wrote.
  */
 export async function readInput(
   name: string,
@@ -34,20 +32,17 @@ export async function readInput(
     if (path === '-')
       for await (const chunk of addAbortSignal(reading, stdin)) add(chunk as Buffer);
     else {
-      const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-      try {
-        const fifo = (await file.stat()).isFIFO();
-        for (let buffer = Buffer.alloc(65_536); ; buffer = Buffer.alloc(65_536)) {
-          const read = await file.read(buffer).catch((error: NodeJS.ErrnoException) => {
-            if (error.code === 'EAGAIN') return { bytesRead: -1 }; // a writer, nothing written yet
-            throw error;
-          });
-          if (read.bytesRead > 0) add(buffer.subarray(0, read.bytesRead));
-          else if (read.bytesRead === 0 && (!fifo || size)) break;
-          else await sleep(50, undefined, { signal: reading });
-        }
-      } finally {
-        await file.close();
+      await using file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      const fifo = (await file.stat()).isFIFO();
+      for (;;) {
+        // A new buffer each time (`add` keeps it); EAGAIN: a writer, nothing written yet.
+        const read = await file.read().catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'EAGAIN') return { bytesRead: -1, buffer: Buffer.of() };
+          throw error;
+        });
+        if (read.bytesRead > 0) add(read.buffer.subarray(0, read.bytesRead));
+        else if (read.bytesRead === 0 && (!fifo || size)) break;
+        else await sleep(50, undefined, { signal: reading });
       }
     }
   } catch (error) {
@@ -73,27 +68,22 @@ export function prepareReportFile(path: string, name: string): void {
   }
 }
 
-/**
- * A report file, until `stop` (a signal): a FIFO is opened without blocking, tried again while it
- * has no reader (`note` says so once), and written through the event loop.
- */
+/** A report file, until `stop`: a FIFO is retried until it has a reader (`note` once). */
 export async function writeReport(path: string, text: string, stop: AbortSignal, note: () => void) {
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
-  for (let tries = 0; ; tries++) {
-    let fd: number;
+  let fd: number | undefined;
+  for (let tries = 0; fd === undefined; tries++)
     try {
       fd = openSync(path, flags, 0o666);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error; // ENXIO: no reader yet
       if (!tries) note();
       await sleep(100, undefined, { signal: stop });
-      continue;
     }
-    if (fstatSync(fd).isFIFO())
-      return finished(
-        addAbortSignal(stop, new Socket({ fd, readable: false, writable: true })).end(text)
-      );
-    closeSync(fd);
-    return writeFileSync(path, text);
-  }
+  if (fstatSync(fd).isFIFO())
+    return finished(
+      addAbortSignal(stop, new Socket({ fd, readable: false, writable: true })).end(text)
+    );
+  closeSync(fd);
+  return writeFileSync(path, text);
 }

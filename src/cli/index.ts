@@ -3,7 +3,8 @@
 import { start } from '../util/entry.js';
 import { main } from './main.js';
 
-const { stdout, stderr, env } = process;
+const { stdout, stderr, stdin, env } = process;
+const argv = process.argv.slice(2);
 // A reader that went away (`| head -n 1`) loses the rest of that stream, and only that: the wait,
 // the report files and the exit code go on.
 for (const stream of [stdout, stderr])
@@ -12,14 +13,7 @@ for (const stream of [stdout, stderr])
   });
 start(
   async (signal, writing) =>
-    (process.exitCode = await main(process.argv.slice(2), {
-      stdout,
-      stderr,
-      env,
-      signal,
-      writing,
-      stdin: process.stdin
-    })),
+    (process.exitCode = await main(argv, { stdout, stderr, stdin, env, signal, writing })),
   (message) => {
     stderr.write(`${message}\n`);
     process.exitCode = 1;

@@ -5,19 +5,14 @@ import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import { outcomeOf, WAIT_STATUS } from '../wait/status.js';
 
-/**
- * A test case's outcome: passed (empty), or failed, in error or skipped, with a short message, a
- * type and the detail, each said once. GitLab shows only the body (not `message`); others both.
- */
+/** Passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
 type Outcome =
   [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
 
 /**
- * The report as JUnit XML, as GitLab, Jenkins and CircleCI read it: one test case per awaited
- * operation, each with its own outcome and wall time; one for the database when asked; one `error`
- * case when the run itself failed (input, API, interruption). Names stay the same from run to run
- * (action and branch), and `classname` carries the project, which GitLab shows as the suite and
- * Jenkins as the class. Written by hand: a few fixed elements need only careful escaping (`xml`).
+ * The report as JUnit XML (GitLab, Jenkins, CircleCI): a case per awaited operation, one for the
+ * database, one `error` when the run failed. Names stay the same from run to run; `classname`
+ * carries the project. Written by hand: a few fixed elements need only escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
   const { status, failure, lastError, database: db } = report;

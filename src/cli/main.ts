@@ -30,10 +30,7 @@ export const flagText = (row: Input): string =>
 
 /** `  --flag ARG   text`, the text wrapped at 80 columns under itself. */
 const entry = (left: string, text: string): string =>
-  `  ${left.padEnd(26)}${text.replace(/(.{1,52})(?: |$)/g, '$1\n').trimEnd()}`.replace(
-    /\n/g,
-    `\n${' '.repeat(28)}`
-  );
+  `  ${left.padEnd(26)}${text.replace(/(.{1,52})(?: |$)/g, `$1\n${' '.repeat(28)}`).trimEnd()}`;
 
 export const HELP = [
   'Usage: neon-operations-wait [options]',
@@ -48,9 +45,7 @@ export const HELP = [
   ),
   '',
   'Environment:',
-  ...FLAGS.filter((row) => row.env).map((row) =>
-    entry(row.env as string, `instead of --${flagOf(row)}`)
-  ),
+  ...FLAGS.flatMap((row) => (row.env ? [entry(row.env, `instead of --${flagOf(row)}`)] : [])),
   entry('HTTPS_PROXY, NO_PROXY', 'a proxy for the API'),
   '',
   'Exit codes:',
@@ -66,24 +61,21 @@ export const HELP = [
   ''
 ].join('\n');
 
+const option = ({ arg, multiple = false, short }: Input) =>
+  ({ type: arg ? 'string' : 'boolean', multiple, ...(short && { short }) }) as const;
 const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
-  FLAGS.map((row) => [
-    flagOf(row),
-    {
-      type: row.arg ? 'string' : 'boolean',
-      multiple: Boolean(row.multiple),
-      ...(row.short && { short: row.short })
-    }
-  ])
+  FLAGS.map((r) => [flagOf(r), option(r)])
 );
+
+/** The report files: their input, and how each renders the report. */
+const REPORTS = { summary_file: renderSummary, junit: renderJunit };
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
 /** How the command names an input: by its flag, or by its variable for a secret (the key). */
 export const cliNaming: Naming = (name) => {
   const row = INPUTS.find((r) => r.name === name);
-  if (!row) return name;
-  return row.secret && row.env ? row.env : `--${flagOf(row)}`;
+  return !row ? name : row.secret && row.env ? row.env : `--${flagOf(row)}`;
 };
 
 /** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
@@ -105,8 +97,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
-  for (const name of ['summary_file', 'junit'])
-    if (values[name]) prepareReportFile(values[name], name);
+  for (const name in REPORTS) if (values[name]) prepareReportFile(values[name], name);
   // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
   // --timeout is wrong (the settings say so next), the longest when it is too long.
   const { default: longest, max } = input('timeout');
@@ -124,18 +115,18 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
   return (name) => values[name] ?? '';
 }
 
-/** The exit code a script branches on (the help and docs/cli.md list them). */
-export function exitCode(report: Report): number {
-  if (report.status === WAIT_STATUS.inputError) return 2;
-  if (report.status === WAIT_STATUS.apiError) return 3;
-  if (report.status === WAIT_STATUS.aborted) return 130;
-  if (report.timedOut) return apiDown(report) ? 3 : 124;
-  return report.failure ? 1 : 0;
-}
+const CODES: Record<string, number> = {
+  [WAIT_STATUS.inputError]: 2,
+  [WAIT_STATUS.apiError]: 3,
+  [WAIT_STATUS.aborted]: 130
+};
 
-/** After a timeout, exit 3 when the failing request went unanswered since the wait's first half. */
-const apiDown = ({ failingSince, startedAt, timeoutMs }: Report): boolean =>
-  failingSince !== undefined && failingSince - startedAt <= timeoutMs / 2;
+/** The exit code a script branches on (the help and docs/cli.md list them). */
+export function exitCode(r: Report): number {
+  // After a timeout, 3 when the failing request went unanswered since the wait's first half.
+  const apiDown = r.failingSince !== undefined && r.failingSince - r.startedAt <= r.timeoutMs / 2;
+  return CODES[r.status] ?? (r.timedOut ? (apiDown ? 3 : 124) : r.failure ? 1 : 0);
+}
 
 /** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
 export function resultText(report: Report, json: boolean, code = exitCode(report)): string {
@@ -151,18 +142,13 @@ export interface Io {
   stdout: Pick<Stream, 'write'>;
   stderr: Stream;
   env: NodeJS.ProcessEnv;
-  /** Aborted by the first SIGINT or SIGTERM. */
-  signal: AbortSignal;
-  /** Called once the report files are being written: a signal from then on stops that (a FIFO may have no reader). */
+  signal: AbortSignal; // the first SIGINT or SIGTERM
+  /** Called as the report files are written: a signal then stops that (a FIFO may have no reader). */
   writing: () => AbortSignal;
-  /** `--operations -` */
-  stdin: Readable;
+  stdin: Readable; // `--operations -`
 }
 
-/**
- * parseArgs' message, but a stray argument is named by its position, never quoted: a secret lands
- * there when a value follows a flag that takes none (`--json "$NEON_API_KEY"`).
- */
+/** parseArgs' message, but a stray argument is named by position: it may be a secret (`--json $KEY`). */
 export function usageError(error: unknown, args: string[], options = OPTIONS): string {
   const { code, message } = error as { code?: string; message: string };
   if (code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `${message} (see --help).`;
@@ -213,18 +199,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const writing = io.writing();
   let unwritten = 0; // as tee and cp do, a file not written makes the run fail
-  for (const [path, render] of [
-    [flags['summary-file'], renderSummary],
-    [flags.junit, renderJunit]
-  ] as const) {
+  for (const [name, render] of Object.entries(REPORTS)) {
+    const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
-    try {
-      await writeReport(path, redact(render(report)), writing, onWait);
-    } catch (error) {
+    await writeReport(path, redact(render(report)), writing, onWait).catch((error: Error) => {
       unwritten++;
-      terminal.error(`could not write ${path}: ${(error as Error).message}`);
-    }
+      terminal.error(`could not write ${path}: ${error.message}`);
+    });
   }
   if (report.failure) terminal.error(report.failure);
   const code = writing.aborted ? 130 : exitCode(report) || (unwritten && 2);

@@ -31,18 +31,15 @@ export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boo
 export const HEARTBEAT_MS = 30_000;
 
 /**
- * The command's stderr as the engine's log: the action's lines made safe (no secret, no workflow
- * command, no control character from the API). Once started, in its style: below them a status
- * line redrawn each second; or that line as a heartbeat after HEARTBEAT_MS of silence; or errors
- * only. Two escape codes need no library.
+ * The command's stderr as the engine's log, lines made safe (no secret, no workflow command, no
+ * control character). Once started: a status line redrawn each second, a heartbeat, or errors only.
  */
 export class Terminal {
   private counts = 'starting';
   private nextCheckAt?: number;
   private deadline = NaN;
   private style: ProgressStyle = 'plain';
-  /** The live line's redraw, or the next heartbeat: set while started. */
-  private timer?: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout; // the live line's redraw, or the next heartbeat, while started
 
   constructor(
     private readonly out: Stream,
@@ -59,12 +56,11 @@ export class Terminal {
 
   /** After each check (`EngineDeps.onCheck`): what the status line shows. */
   onCheck = (operations: readonly Operation[], nextCheckAt: number): void => {
-    const byStatus = new Map<string, number>();
-    for (const { status } of operations) {
-      const key = status ? safe(status).slice(0, 40) : 'not seen yet';
-      byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
-    }
-    this.counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');
+    const keys = operations.map(({ status }) =>
+      status ? safe(status).slice(0, 40) : 'not seen yet'
+    );
+    const count = (key: string) => keys.filter((k) => k === key).length;
+    this.counts = [...new Set(keys)].map((key) => `${count(key)} ${key}`).join(', ');
     this.nextCheckAt = nextCheckAt;
     this.draw();
   };
@@ -88,8 +84,8 @@ export class Terminal {
 
   private beat(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.line(`still waiting after ${this.status()}`), HEARTBEAT_MS);
-    this.timer.unref();
+    const heartbeat = () => this.line(`still waiting after ${this.status()}`);
+    this.timer = setTimeout(heartbeat, HEARTBEAT_MS).unref();
   }
 
   private line(message: string, always = false): void {
