@@ -57,7 +57,6 @@ export async function runStep<S extends EngineSettings>(
   return { report: await engine(settings), settings };
 }
 
-/** Settings → wait → database → recent operations → the report. */
 export async function runEngine(settings: EngineSettings, deps: EngineDeps): Promise<Report> {
   const startedAt = Date.now();
   let client: NeonClient;

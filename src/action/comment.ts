@@ -40,7 +40,6 @@ export const marker = (tag: string, digest: string): string =>
 export const digestOf = (body: string): string =>
   createHash('sha256').update(body).digest('hex').slice(0, 16);
 
-/** Our marker for this tag, with its digest, if the body has one. */
 export function readMarker(body: string, tag: string): { digest: string } | undefined {
   const after = body.split(`${MARKER_PREFIX} tag="${tag}" digest="`)[1];
   const digest = after && /^([0-9a-f]{16})" -->/.exec(after)?.[1];

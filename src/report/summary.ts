@@ -31,13 +31,9 @@ const MODE_WORDS = Object.fromEntries(([
 /** How much of the report is shown: cut down by `fit` until it fits. */
 type Shape = { errorChars: number; recentRows: number; timeline: boolean };
 
-/** Where a report goes: the job summary, or the PR comment. */
 type Target = 'summary' | 'comment';
 
-/**
- * The job summary (also the `summary` output) as Markdown, at most `maxChars` bytes: the verdict
- * on one line, what failed, then the tables and the timeline. Every string from the API is escaped.
- */
+/** The job summary (also the `summary` output), at most `maxChars` bytes; API strings escaped. */
 export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): string {
   return fit(report, maxChars, 'summary');
 }
@@ -47,10 +43,7 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
   return fit(report, maxChars, 'comment');
 }
 
-/**
- * Renders smaller until it fits: long texts are cut first, then rows of recent operations, then
- * the timeline, then error texts go, and the report says what was left out.
- */
+/** Renders smaller until it fits (cuts texts, recent rows, timeline, errors) and says what went. */
 function fit(report: Report, maxChars: number, target: Target): string {
   const view = viewOf(report);
   const shape = { errorChars: FULL_ERROR_CHARS, recentRows: view.others.length, timeline: true };
@@ -95,7 +88,6 @@ function render(report: Report, view: View, shape: Shape, target: Target): strin
   return lines.join('\n');
 }
 
-/** What to read first: the verdict, the facts, why it failed and which operations failed. */
 function top(report: Report, view: View, shape: Shape): string[] {
   const lines = [headline(report, view), ''];
   const quote = (text: string) => escapeText(text, Math.max(200, shape.errorChars * 4));

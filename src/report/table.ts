@@ -23,7 +23,6 @@ export interface TableOptions {
 interface OperationsTable {
   /** What every row shares, said once above the table (`On branch … · started on …, times UTC`). */
   caption: string;
-  /** Header, separator, one line per row. */
   lines: string[];
   /** The rows' error texts, listed under the table: in a cell they would squeeze the others. */
   errors: string[];
@@ -80,10 +79,8 @@ export const COLUMNS: readonly Column[] = [
 ];
 
 /**
- * A table of operations, one line high per row: columns empty in every row are left out, a branch,
- * compute or start time that every row shares is said once in the caption, and errors go in a list
- * under the table. The short id sits in the Operation cell, the whole id in its tooltip. Rows are
- * as given.
+ * One line high per row: columns empty in every row are left out, a branch, compute or start time
+ * every row shares is said once in the caption, and errors go in a list under the table.
  */
 export function operationsTable(ops: readonly Operation[], options: TableOptions): OperationsTable {
   const { errorChars, errorsShown } = options;

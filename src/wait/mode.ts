@@ -16,10 +16,7 @@ export interface Conclusion {
   failure?: string;
 }
 
-/**
- * One way of waiting (a file in `modes/`): how it refreshes what it follows, its verdict after each
- * check, and its conclusion. The loop, the deadline, retries and error statuses are shared.
- */
+/** One way of waiting (a file in `modes/`); the loop, deadline, retries and errors are shared. */
 export interface WaitMode {
   /** The log's first line: what is awaited. */
   goal: string;
@@ -47,7 +44,6 @@ export interface ModeContext {
 export const kindFor = (settings: WaitSettings): WaitKind =>
   settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project';
 
-/** The operation is on the branch followed, or no branch is. */
 export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>
   !branchId || op.branch_id === branchId;
 

@@ -14,21 +14,18 @@ export const WAIT_STATUS = {
 /** The `status` output: a wait status, or an operation's status as the API wrote it. */
 export type ResultStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS] | (string & {});
 
-/** What a status means for a wait. */
 export type Verdict = 'success' | 'failure' | 'pending';
 
 /** How a test report (JUnit) and the timeline show an operation's status; `open` depends on how the wait ended. */
 export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
 
 /**
- * The one status vocabulary (README, "What counts as done"): every status, in the order the
- * `status` output's description lists them, with whether it is the API's (`operation`) or the
- * wait's, its verdict, its rank (the worst of several stands for them all), the marker shown before
- * it in tables, its outcome, and how it reads in a sentence (else as it is). `failed` is pending
- * (the control plane may retry it) but shown as failed. In-progress statuses rank between failures
- * and successes, so that `wait: false` reports "still running" over "finished" but under any
- * failure; the wait's own, but `timeout`, rank as an unknown status would. A Map, not an object
- * literal: an API status such as `__proto__` must find nothing.
+ * The one status vocabulary (README, "What counts as done"), in the order the `status` output's
+ * description lists them; the worst rank stands for several. `failed` is pending (the control plane
+ * may retry it) but shown as failed. In-progress statuses rank between failures and successes, so
+ * that `wait: false` reports "still running" over "finished" but under any failure; the wait's own,
+ * but `timeout`, rank as an unknown status would. A Map, not an object literal: an API status such
+ * as `__proto__` must find nothing.
  */
 const STATUSES = new Map(
   (
@@ -73,17 +70,14 @@ export const isKnownStatus = (status: string): boolean => apiRow(status) !== und
 export const classifyStatus = (status: string, failFast: boolean): Verdict =>
   status === 'failed' && failFast ? 'failure' : (apiRow(status)?.verdict ?? 'pending');
 
-/** How an operation's status shows in JUnit and the timeline (an unknown one is open). */
 export const outcomeOf = (status: string): Outcome => apiRow(status)?.outcome ?? 'open';
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
 export const isInProgress = (status: string): boolean =>
   classifyStatus(status, false) === 'pending';
 
-/** The mark shown before a status (of an operation or of the wait); `❔` for one nobody knows. */
 export const statusMarker = (status: string): string => STATUSES.get(status)?.marker ?? '❔';
 
-/** How a status reads in a sentence (`timed out`); others read as they are. */
 export const statusLabel = (status: string): string => STATUSES.get(status)?.label ?? status;
 
 /** The one status that stands for several: the worst (the first of equals); all skipped gives `skipped`. */

@@ -31,10 +31,7 @@ function retryNote(op: Operation, now: number): string {
   return due > 0 ? ` — retry due in ${formatDuration(due)}` : ' — retry was due';
 }
 
-/**
- * The awaited operations as last seen. Records every observation, logs one line per change so a
- * person can follow the wait in the job log, and judges each operation, `failed` ones included.
- */
+/** The awaited operations as last seen; one log line per change, for a person to follow. */
 export class OperationTracker {
   private readonly entries = new Map<string, Entry>();
   private readonly warnedStatuses = new Set<string>();
@@ -81,10 +78,7 @@ export class OperationTracker {
     );
   }
 
-  /**
-   * success, failure or pending for one operation. A `failed` one stays pending while a retry is in
-   * sight: until `retry_at` (or its last change, if later) plus the grace period.
-   */
+  /** A `failed` one stays pending until `retry_at` (or its last change, if later) + the grace. */
   judge(id: string, failFast: boolean): Verdict {
     const entry = this.entries.get(id);
     if (!entry?.op || !entry.confirmed) return 'pending';
@@ -100,10 +94,7 @@ export class OperationTracker {
     return [...this.entries.keys()].filter((id) => this.judge(id, failFast) === 'pending');
   }
 
-  /**
-   * Any failure, else pending while anything is open. `untilSettled` (project and job modes): a
-   * failure ends the wait early only with fail_fast, else it is reported once all settled.
-   */
+  /** `untilSettled` (project, job modes): a failure ends it early only with fail_fast. */
   verdict(failFast: boolean, untilSettled = false): Verdict {
     if ((failFast || !untilSettled) && this.failures(failFast).length) return 'failure';
     return this.openIds(failFast).length ? 'pending' : 'success';
@@ -129,12 +120,10 @@ export class OperationTracker {
     return [...this.entries].map(([id, entry]) => entry.op ?? ({ id } as Operation));
   }
 
-  /** Operations the API has answered for, as last seen. */
   seen(): Operation[] {
     return [...this.entries.values()].flatMap((e) => (e.op && e.confirmed ? [e.op] : []));
   }
 
-  /** Seen operations that did not succeed, as judged now. */
   failures(failFast: boolean): Operation[] {
     return this.seen().filter((op) => this.judge(op.id, failFast) === 'failure');
   }
