@@ -17,7 +17,6 @@ export interface Settings extends EngineSettings {
 /** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
 
-/** One input: its trimmed value and its name. */
 type Field = { value: string; name: string };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
@@ -91,7 +90,6 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
 export const boolOrNot = (input: InputReader, name: string): boolean | undefined =>
   BOOL.get(input(name).trim());
 
-/** The value as `read` reads it, or `unset` when unset; else an error giving the form. */
 export function check<T>(field: Field, unset: T, read: (v: string) => T | undefined, form: string) {
   const parsed = field.value === '' ? unset : read(field.value);
   if (parsed !== undefined || !field.value) return parsed as T;

@@ -18,13 +18,10 @@ import { prepareReportFile, readInput, writeReport } from './files.js';
 import { renderJunit } from './junit.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
-/** The command's inputs: every row but the action's own. */
 export const FLAGS = INPUTS.filter((row) => row.only !== 'action');
 
-/** `--timeout DURATION`, as the help and docs/cli.md show a flag. */
 export const flagUsage = (row: Input): string => `--${flagOf(row)}${row.arg ? ` ${row.arg}` : ''}`;
 
-/** What the help and docs/cli.md say of a flag. */
 export const flagText = (row: Input): string =>
   (row.help ?? row.description).replace(/`/g, '') + (row.short ? ` (-${row.short})` : '');
 
@@ -67,7 +64,6 @@ const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((r) => [flagOf(r), option(r)])
 );
 
-/** The report files: their input, and how each renders the report. */
 const REPORTS = { summary_file: renderSummary, junit: renderJunit };
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
@@ -78,7 +74,6 @@ export const cliNaming: Naming = (name) => {
   return !row ? name : row.secret && row.env ? row.env : `--${flagOf(row)}`;
 };
 
-/** The action's inputs from the flags (`--project-id` is `project_id`) and the environment. */
 async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<InputReader> {
   const wrong = (name: string, words: (flag: string) => string) =>
     new InputError(name, (named) => words(named(name)));
@@ -137,7 +132,6 @@ export function resultText(report: Report, json: boolean, code = exitCode(report
   return `${redact(text)}\n`;
 }
 
-/** Where the command reads and writes: the process's own, or a test's. */
 export interface Io {
   stdout: Pick<Stream, 'write'>;
   stderr: Stream;

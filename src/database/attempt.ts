@@ -16,7 +16,6 @@ const MAX_BYTES = 1 << 20;
 type Tls = false | ConnectionOptions;
 /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
 export type Ca = string | string[] | undefined;
-/** Why an attempt failed (one line, without the password), and whether waiting can help. */
 export type AttemptFailure = { retry: boolean; message: string };
 
 /** Undefined when the database answered. `timeoutMs` or `signal` ends the attempt at once. */
@@ -178,7 +177,6 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
 
 /** SQLSTATEs waiting does not fix: 28 (password, role, pg_hba.conf), 3D000 (no such database), 42. */
 const REJECTED_SQLSTATE = /^(28|3D000$|42)/;
-/** Certificate verification failures reported by Node's TLS layer (OpenSSL's codes). */
 const TLS_VERIFY_CODE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH|SELF_SIGNED|UNABLE_TO_)/;
 /** Messages waiting does not fix: our checks, Neon's proxy refusing, pg's SCRAM failures. */
@@ -186,7 +184,6 @@ const REJECTED_MESSAGES = [
   /^(authentication refused: |the server sent more than |the server broke |SASL: )/,
   /endpoint id is not specified|unsupported startup parameter|password authentication failed/i
 ];
-/** pg's error when `sslmode` needs TLS and the server answers that it has none. */
 const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
 /** `tls` names what asked for TLS (`sslmode=verify-full`). */
@@ -194,7 +191,6 @@ export function classifyConnectionError(error: unknown, tls: string): AttemptFai
   const text = oneLine(describe(error));
   const code = codeOf(error);
   const rejected = REJECTED_MESSAGES.some((pattern) => pattern.test(text));
-  // pg's DatabaseError: the server sent a SQLSTATE.
   if (/^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object)) {
     const retry = !rejected && !REJECTED_SQLSTATE.test(code);
     return { retry, message: `${text} (SQLSTATE ${code})` };

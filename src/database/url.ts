@@ -22,7 +22,6 @@ const KEYWORDS = new Set(
   oauth_client_id oauth_client_secret oauth_scope ssl uselibpqcompat`.split(/\s+/)
 );
 
-/** The parsed URL; an absent optional parameter is `undefined`. */
 export type DatabaseTarget = ReturnType<typeof parseDatabaseUrl>;
 
 /** Parameters that would tighten security or move the connection, which pg cannot honour. */

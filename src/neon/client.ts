@@ -34,7 +34,6 @@ interface ClientOptions extends RetryPolicyOptions {
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
-/** An answer's JSON, as an object whose fields are read. */
 type Body = Record<string, unknown>;
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
 type Accept<T> = (body: Body) => T | undefined;
@@ -45,7 +44,6 @@ export class NeonClient {
   private readonly retry: RetryPolicy;
   private readonly transport: Transport;
   private readonly headers: Record<string, string>;
-  /** Requests sent so far, retries included. */
   requests = 0;
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
@@ -190,7 +188,6 @@ export class NeonClient {
   }
 }
 
-/** The query of a List request: its limit and whatever else is set (cursor, org_id). */
 const query = (params: Record<string, string | number | undefined>) =>
   new URLSearchParams(
     Object.entries(params).flatMap(([k, v]): [string, string][] => (v ? [[k, String(v)]] : []))
