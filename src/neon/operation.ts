@@ -26,7 +26,6 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** The API's pattern for project, branch and endpoint ids. */
 export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;
 
-/** True when the value has the fields this action relies on. */
 export const isOperation = (value: unknown): value is Operation =>
   typeof value === 'object' &&
   value !== null &&

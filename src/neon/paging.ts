@@ -10,13 +10,11 @@ export const MAX_PAGE_SIZE = 1000;
 export type FetchedPage = OperationsPage & { limit: number };
 
 interface PagingOptions {
-  /** Operations per request, or a function that says it before each request. */
   limit: number | (() => number);
   deadline: number;
   maxPages: number;
   /** A page already fetched with this limit: used as the first page instead of asking again. */
   first?: FetchedPage;
-  /** Called with each page as fetched (or reused). */
   onPage?: (page: FetchedPage) => void;
   /** Set to true when paging stopped at `maxPages` while the service had more to give. */
   bound?: { reached: boolean };

@@ -38,7 +38,6 @@ export function branchUrl(projectId?: string, branchId?: string): string | undef
   return project && linkable(branchId) ? `${project}/branches/${branchId}` : undefined;
 }
 
-/** An id as inline code, linked when there is an address for it. */
 export function linkedCode(id: string, url: string | false | undefined): string {
   return url ? `<a href="${url}">${code(id)}</a>` : code(id);
 }

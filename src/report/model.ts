@@ -8,13 +8,11 @@ import { COLUMNS } from './table.js';
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> & ReportContext;
 
-/** The main step's verdict as the post step shows it. */
 export interface MainVerdict {
   status: ResultStatus;
   failure?: string;
 }
 
-/** What the report adds to the wait's result. */
 interface ReportContext {
   waited: boolean;
   branchId?: string;
@@ -22,7 +20,6 @@ interface ReportContext {
   requests: number;
   /** The project's recent operations for the summary, when asked for and fetched. */
   recent?: RecentOperations;
-  /** Why the recent operations could not be fetched. */
   recentError?: string;
   /** Link the project and branches to the Neon console (`consoleLinksFor`). */
   consoleLinks?: boolean;
