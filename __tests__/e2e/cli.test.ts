@@ -366,7 +366,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
   }, 60_000);
 
   it('npm run simulator prints the lines to paste; its operations start at the first request', async () => {
-    const child = spawn(NODE, [join(ROOT, '.build', 'scripts', 'simulator.js')], {
+    // As a user runs it (it compiles the scripts itself: a fresh clone has no .build/); its own
+    // process group, so that npm and the simulator under it end together.
+    const child = spawn('npm', ['run', '--silent', 'simulator'], {
+      cwd: ROOT,
+      detached: true,
       stdio: ['ignore', 'pipe', 'inherit']
     });
     try {
@@ -395,7 +399,7 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       // Still in progress when the command first looked: they start at its first request.
       expect(run.stderr).toMatch(/→ finished/);
     } finally {
-      child.kill('SIGTERM');
+      process.kill(-(child.pid as number), 'SIGTERM');
     }
   }, 60_000);
 
