@@ -6,9 +6,15 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { operation, type OperationScript, type Scenario } from '../simulator/scenario.js';
+import { isAfterMark } from '../src/wait/job.js';
+import {
+  operation,
+  type OperationScript,
+  pastOperations,
+  type Scenario
+} from '../simulator/scenario.js';
 import type { Fault, SimulatorOptions } from '../simulator/server.js';
-import { InProcess } from './helpers/in-process.js';
+import { EPOCH, InProcess } from './helpers/in-process.js';
 import { DEFAULT_KEY, PROJECT, uuid } from './helpers/sim.js';
 
 let t: InProcess | undefined;
@@ -292,3 +298,111 @@ describe('jobs of one account sharing a rate limit', () => {
     expect(Math.max(...slots.values())).toBeLessThanOrEqual((JOBS * 3) / 4);
   });
 });
+
+describe("the service's clock, not the runner's (its Date header), ages operations and dates retries", () => {
+  const MINUTES_5 = 5 * 60_000;
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+  it.each([
+    ['ahead of', MINUTES_5],
+    ['behind', -MINUTES_5],
+    ['in step with', 0]
+  ])(
+    'with the service 5 minutes %s the runner, history still times the checks of a 30 s operation',
+    async (_name, skewMs) => {
+      const op = operation(PROJECT, 'create_branch', [
+        [-200, 'running'],
+        [30_400, 'finished']
+      ]);
+      const thirty = [28, 29, 29.5, 30, 30, 30.5, 31, 31, 32, 29].map((x) => x * 1000);
+      const past = pastOperations(PROJECT, 'create_branch', thirty);
+      const s = await start([op, ...past], { skewMs });
+      const { result, requests } = await s.wait({
+        ...base,
+        operations: JSON.stringify([s.sim.render(op)]),
+        interval: '5s',
+        timeout: '2m'
+      });
+      expect(result.status).toBe('finished');
+      // History gathers the checks where such operations end (28 to 32 s). Aged on the runner's
+      // clock, a service ahead made the operation look newborn at every check, and one behind made
+      // it look past all history: either way the checks stayed 5 s apart through that span.
+      const nearTheEnd = s.sim.requests.filter((r) => r.at >= 27_000 && r.at < 30_400);
+      expect(nearTheEnd.length).toBeGreaterThanOrEqual(2);
+      expect(requests).toBeLessThanOrEqual(10);
+      expect(result.finishedAt - s.time.epoch - 30_400).toBeLessThan(1500);
+    }
+  );
+
+  it("a runner 60 s ahead waits for Neon's retry (retry_at on the service's clock) and sees it succeed", async () => {
+    const skewMs = -60_000;
+    const op = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [0, 'running'],
+        [2000, 'failed', { failures_count: 1, error: 'compute did not start' }],
+        [33_000, 'finished', { failures_count: 1 }]
+      ],
+      // The service's time of its retry: 30 s after the failure, by its own clock.
+      { extra: { retry_at: iso(s0(skewMs) + 32_000) } }
+    );
+    const s = await start([op], { skewMs });
+    const { result, log } = await s.wait({ ...base, operation_id: op.id, timeout: '2m' });
+    expect(log.join('\n')).toMatch(/running → failed \(failures: 1\) — retry due in (29\.\d|30)s/);
+    expect(result.status).toBe('finished');
+  });
+
+  it('a service 5 minutes ahead: the end after a retry is noticed soon, not a skew later', async () => {
+    const skewMs = MINUTES_5;
+    const op = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [0, 'running'],
+        [2000, 'failed', { failures_count: 1, error: 'compute did not start' }],
+        [12_000, 'finished', { failures_count: 1 }]
+      ],
+      { extra: { retry_at: iso(s0(skewMs) + 10_000) } }
+    );
+    const s = await start([op], { skewMs });
+    const { result, log } = await s.wait({ ...base, operation_id: op.id, timeout: '2m' });
+    expect(log.join('\n')).toMatch(/retry due in (7\.\d|8)s/);
+    expect(result.status).toBe('finished');
+    expect(result.finishedAt - s.time.epoch).toBeLessThan(20_000);
+  });
+
+  it.each([
+    ['ahead of', MINUTES_5],
+    ['behind', -MINUTES_5]
+  ])(
+    "watch_job's mark is the service's time when the step ran, whatever a row dated ahead says (service %s the runner)",
+    async (_name, skewMs) => {
+      const older = operation(PROJECT, 'create_branch', [
+        [-60_000, 'running'],
+        [-50_000, 'finished']
+      ]);
+      // A row that claims to come from an hour on (a clock gone wrong somewhere upstream).
+      const ahead = operation(PROJECT, 'apply_config', [
+        [-10_000, 'running'],
+        [-9000, 'finished']
+      ]);
+      ahead.extra = { created_at: iso(s0(skewMs) + 3_600_000) };
+      const s = await start([older, ahead], { skewMs });
+      const { result, jobMark } = await s.wait({ ...base, watch_job: 'true' });
+      expect(result.status).toBe('watching');
+      if (!jobMark) throw new Error('no mark');
+      // The job's own operation, created 5 s later by the service's clock.
+      const ours = operation(PROJECT, 'create_branch', [[5000, 'running']]);
+      s.sim.addOperation(ours);
+      await s.time.run([s.time.clock.sleep(6000)], 10_000);
+      const shown = (o: OperationScript) => s.sim.render(o) as Parameters<typeof isAfterMark>[0];
+      expect(isAfterMark(shown(ours), jobMark)).toBe(true);
+      expect(isAfterMark(shown(older), jobMark)).toBe(false);
+      expect(isAfterMark(shown(ahead), jobMark)).toBe(false);
+    }
+  );
+});
+
+/** The service's time at the simulator's start, with the service `skewMs` ahead of the runner. */
+const s0 = (skewMs: number) => EPOCH + skewMs;

@@ -16,6 +16,11 @@ describe('the job mark (service timestamps and ids, never the runner clock)', ()
     expect(isAfterMark(makeOperation({ created_at: atMark.created_at }), mark)).toBe(true);
   });
 
+  it('never counts an operation that was there when the mark was taken, whatever its date', () => {
+    const ahead = makeOperation({ created_at: '2026-01-02T04:04:05Z' });
+    expect(isAfterMark(ahead, { ...mark, ids: [atMark.id, ahead.id] })).toBe(false);
+  });
+
   it('counts everything for a project that had no operation at the start', () => {
     expect(
       isAfterMark(makeOperation({ created_at: '2000-01-01T00:00:00Z' }), {

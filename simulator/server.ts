@@ -106,6 +106,8 @@ export interface SimulatorOptions {
   startOnFirstRequest?: boolean;
   /** Wall-clock time of the simulator's start (of the first request with `startOnFirstRequest`), for timestamps. */
   epoch?: number;
+  /** The service's clock (its `Date` header and timestamps) runs this far ahead of `epoch` (negative: behind). */
+  skewMs?: number;
   rateLimit?: RateLimit;
   port?: number;
 }
@@ -154,7 +156,8 @@ export function reportedDurationMs(op: OperationScript, step: StepScript): numbe
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   let started: number | undefined = options.startOnFirstRequest ? undefined : Date.now();
   const clock = options.clock ?? (() => (started === undefined ? 0 : Date.now() - started));
-  let epoch = options.epoch ?? started ?? Date.now();
+  const skew = options.skewMs ?? 0;
+  let epoch = (options.epoch ?? started ?? Date.now()) + skew;
   const scenario: Scenario = structuredClone(options.scenario);
   const revoked = new Map<string, number>();
   const faults: FaultRule[] = [];
@@ -422,7 +425,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (started === undefined) {
       // Time 0 (and the timestamps' epoch) is now; creation times are stamped again from it.
       started = Date.now();
-      epoch = options.epoch ?? started;
+      epoch = (options.epoch ?? started) + skew;
       micros.clear();
       scenario.operations.forEach(stamp);
     }

@@ -1,6 +1,7 @@
 import { createTransport } from '../../src/neon/http.js';
 import { NeonClient, type RetryEvent } from '../../src/neon/client.js';
 import { readSettings } from '../../src/settings.js';
+import type { JobMark } from '../../src/wait/job.js';
 import { type WaitResult, waitFor } from '../../src/wait/wait.js';
 import {
   DEFAULT_KEY,
@@ -28,6 +29,8 @@ export interface Waited {
   log: string[];
   /** Requests this wait sent, retries included. */
   requests: number;
+  /** With `watch_job`: the mark the main step would keep for the post step. */
+  jobMark?: JobMark;
 }
 
 export const EPOCH = Date.UTC(2026, 0, 1);
@@ -93,6 +96,7 @@ export class InProcess {
     const random = prng(seed);
     const log: string[] = [];
     const retries: RetryEvent[] = [];
+    let jobMark: JobMark | undefined;
     const transport = this.time.transport(createTransport());
     const client = new NeonClient({
       baseUrl: settings.apiHost,
@@ -107,9 +111,10 @@ export class InProcess {
         client,
         clock: this.time.clock,
         random,
+        onJobMark: (mark) => (jobMark = mark),
         log: { info: (m) => log.push(m), warning: (m) => log.push(`warning: ${m}`) }
       });
-      return { result, retries, log, requests: client.requests };
+      return { result, retries, log, requests: client.requests, jobMark };
     } finally {
       await transport.close();
     }

@@ -5,6 +5,7 @@ import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
 import { createTransport, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
+import { ServiceClock } from './service-clock.js';
 import {
   isOperation,
   normalizeOperation,
@@ -45,6 +46,8 @@ export class NeonClient {
   private readonly transport: Transport;
   private readonly headers: Record<string, string>;
   requests = 0;
+  /** The service's clock, from the `Date` header of every answer: operations' timestamps are on it. */
+  readonly serviceClock = new ServiceClock();
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
   /** When the first request was sent, until an answer came (0): a host that never answers is tried 30 s. */
@@ -138,6 +141,7 @@ export class NeonClient {
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
     this.options.onRequest?.(path);
+    const sentAt = this.clock.now();
     const response = await this.transport.get(url, this.headers, signal).catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();
       // Cut short by the deadline rather than by the per-request limit: say which.
@@ -149,6 +153,8 @@ export class NeonClient {
     });
 
     this.unanswered = 0;
+    const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
+    this.serviceClock.observe(header('date'), sentAt, this.clock.now());
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
     // `branch_id`, …) would no longer match once a label or a table had reshaped it.
     const { status } = response;
@@ -159,7 +165,6 @@ export class NeonClient {
     } catch {
       // Told apart below.
     }
-    const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
     const bodyId = typeof body?.request_id === 'string' ? body.request_id : undefined;
     const requestId = header('x-neon-ret-request-id') ?? header('x-request-id') ?? bodyId;
@@ -173,7 +178,12 @@ export class NeonClient {
     }
     const said = `${describeHttpError(status, body, text)}${ref}`;
     if (isRetryableStatus(status))
-      throw new TransientError(said, retryAfter(header('retry-after'), this.clock.now()), status);
+      // An HTTP-date Retry-After is on the service's clock.
+      throw new TransientError(
+        said,
+        retryAfter(header('retry-after'), this.serviceClock.toService(this.clock.now())),
+        status
+      );
     // An unreadable Location header is still a redirect not to follow.
     const location = header('location') ?? '';
     const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';

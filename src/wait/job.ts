@@ -1,37 +1,50 @@
 import type { NeonClient } from '../neon/client.js';
 import { PAGE_SIZE } from '../neon/paging.js';
 import type { Operation } from '../neon/operation.js';
+import type { Clock } from '../util/clock.js';
 
 /**
- * Where the project's operations stood when the job's watch began, in the service's own terms: the
- * newest operation then visible (its `created_at`) and every id that shared that instant. An
- * operation is the job's when it is newer than that, whatever the runner's clock says.
+ * Where the job's watch began, in the service's own terms: the service's time when the main step
+ * asked (whole seconds, as `created_at` is written) and the ids of the operations then visible from
+ * that instant on. An operation is the job's when it is newer than that, whatever the runner's
+ * clock says, and whatever time a row already there claims.
  */
 export interface JobMark {
   projectId: string;
-  /** Epoch ms; undefined for a project without any operation. */
+  /** Epoch ms on the service's clock; undefined only in a mark from an older version without one. */
   createdAt?: number;
   ids: string[];
 }
 
-/** True for an operation created after the mark (the job's), by the service's timestamps and ids. */
+/** True for an operation created after the mark (the job's): not there then, and not older. */
 export function isAfterMark(op: Operation, mark: JobMark): boolean {
+  if (mark.ids.includes(op.id)) return false;
   if (mark.createdAt === undefined) return true;
-  const created = Date.parse(op.created_at); // NaN: not after
-  return created > mark.createdAt || (created === mark.createdAt && !mark.ids.includes(op.id));
+  return Date.parse(op.created_at) >= mark.createdAt; // NaN: not after
 }
 
-/** The job's starting point: the newest operations now (all sharing a `created_at` are on page 1). */
+/** True for an operation dated before the mark: in a List (newest first), no later page holds the job's. */
+export const predatesMark = (op: Operation, mark: JobMark): boolean =>
+  Date.parse(op.created_at) < (mark.createdAt ?? -Infinity);
+
+/**
+ * The job's starting point: a time the service's clock had surely reached when the List was asked
+ * (from its `Date` headers; the runner's time if it sends none), never a row's timestamp (one dated
+ * ahead would hide the job's operations), and the operations already there that are not older.
+ */
 export async function markJobStart(
   client: NeonClient,
   projectId: string,
-  deadline: number
+  deadline: number,
+  clock: Clock
 ): Promise<JobMark> {
+  const askedAt = clock.now();
   const { operations } = await client.listOperations(projectId, { limit: PAGE_SIZE }, deadline);
-  const times = operations.map((op) => Date.parse(op.created_at));
-  const createdAt = Math.max(...times.filter(Number.isFinite));
-  if (!Number.isFinite(createdAt)) return { projectId, ids: [] };
-  const ids = operations.filter((_, i) => times[i] === createdAt).map((op) => op.id);
+  const createdAt = Math.floor(client.serviceClock.reachedBy(askedAt) / 1000) * 1000;
+  // Newest first, so all of them are on this page; an unreadable time is not after the mark either.
+  const ids = operations
+    .filter((op) => !(Date.parse(op.created_at) < createdAt))
+    .map((op) => op.id);
   return { projectId, createdAt, ids };
 }
 

@@ -23,10 +23,10 @@ interface Entry {
   since: number;
 }
 
+/** `retry_at`, on the service's clock (NaN: none). */
 const retryAtOf = (op?: Operation): number => Date.parse(String(op?.retry_at ?? ''));
 
-function retryNote(op: Operation, now: number): string {
-  const due = retryAtOf(op) - now;
+function retryNote(due: number): string {
   if (Number.isNaN(due)) return ' — no retry scheduled yet';
   return due > 0 ? ` — retry due in ${formatDuration(due)}` : ' — retry was due';
 }
@@ -40,7 +40,9 @@ export class OperationTracker {
     ids: readonly string[],
     given: readonly Operation[],
     private readonly log: WaitLog,
-    private readonly now: () => number = Date.now
+    private readonly now: () => number = Date.now,
+    /** A service timestamp on the clock of `now`: `retry_at` is the service's. */
+    private readonly toRunner: (serviceMs: number) => number = (ms) => ms
   ) {
     const since = now();
     for (const id of ids) this.entries.set(id, { since, confirmed: false });
@@ -70,7 +72,7 @@ export class OperationTracker {
     const change =
       before && before.status !== op.status ? `${before.status} → ${op.status}` : op.status;
     const failures = op.failures_count ? ` (failures: ${op.failures_count})` : '';
-    const retry = op.status === 'failed' ? retryNote(op, this.now()) : '';
+    const retry = op.status === 'failed' ? retryNote(this.retryAt(op) - this.now()) : '';
     const error = op.error ? ` — error: ${oneLine(op.error)}` : '';
     const time = new Date(this.now()).toISOString().slice(11, 19);
     this.log.info(
@@ -84,7 +86,7 @@ export class OperationTracker {
     if (!entry?.op || !entry.confirmed) return 'pending';
     const { op, since } = entry;
     if (op.status !== 'failed' || failFast) return classifyStatus(op.status, failFast);
-    return this.now() < Math.max(since, retryAtOf(op) || 0) + FAILED_GRACE_MS
+    return this.now() < Math.max(since, this.retryAt(op) || 0) + FAILED_GRACE_MS
       ? 'pending'
       : 'failure';
   }
@@ -106,7 +108,7 @@ export class OperationTracker {
    */
   nextUsefulCheck(failFast: boolean): number | undefined {
     return this.earliestOpen(failFast, (op) =>
-      op?.status === 'failed' && retryAtOf(op) > this.now() ? retryAtOf(op) + 1000 : NaN
+      op?.status === 'failed' && this.retryAt(op) > this.now() ? this.retryAt(op) + 1000 : NaN
     );
   }
 
@@ -126,6 +128,11 @@ export class OperationTracker {
 
   failures(failFast: boolean): Operation[] {
     return this.seen().filter((op) => this.judge(op.id, failFast) === 'failure');
+  }
+
+  /** `retry_at` on the clock of `now` (NaN: none). */
+  private retryAt(op?: Operation): number {
+    return this.toRunner(retryAtOf(op));
   }
 
   /** The smallest time `of` gives an open operation; undefined if none is open or one gives NaN. */

@@ -57,7 +57,14 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
   const { failFast, intervalMs, givenOperations: given } = settings;
   const startedAt = clock.now();
   const deadline = startedAt + settings.timeoutMs;
-  const tracker = new OperationTracker(settings.operationIds, given, log, () => clock.now());
+  const { serviceClock } = client;
+  const tracker = new OperationTracker(
+    settings.operationIds,
+    given,
+    log,
+    () => clock.now(),
+    (ms) => serviceClock.toRunner(ms)
+  );
   const open = () => {
     const ids = new Set(tracker.openIds(failFast));
     return tracker.list().filter((op) => ids.has(op.id));
@@ -75,7 +82,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const projectId = await resolveProjectId(client, settings, deadline);
     result.projectId = projectId;
     if (settings.watchJob && !settings.jobMark) {
-      deps.onJobMark?.(await markJobStart(client, projectId, deadline));
+      deps.onJobMark?.(await markJobStart(client, projectId, deadline, clock));
       if (settings.operationIds.length === 0) {
         log.info(
           `Watching the job: the post step will wait for every operation of project ${projectId}` +
@@ -102,7 +109,9 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       let ms = deps.schedule?.(checks);
       if (ms === undefined) {
         const step = ladder(checks, intervalMs);
-        const base = nextCheckIn(history, open(), clock.now(), intervalMs, step);
+        // Operations are aged on the service's clock, which wrote their timestamps.
+        const now = serviceClock.toService(clock.now());
+        const base = nextCheckIn(history, open(), now, intervalMs, step);
         ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
         // When every open operation is `failed` and awaits a retry, look again near the retry.
         const retry = tracker.nextUsefulCheck(failFast);

@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
-import { isAfterMark, type JobMark } from '../job.js';
+import { isAfterMark, type JobMark, predatesMark } from '../job.js';
 import { failed, type ModeContext, onBranch } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 
@@ -20,7 +20,7 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
         for (const op of operations)
           if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.record(op, true);
         // Newest first: once a page reaches back past the mark, older pages hold nothing of the job.
-        if (operations.some((op) => !isAfterMark(op, mark))) break;
+        if (operations.some((op) => predatesMark(op, mark))) break;
       }
     },
     verdict: () => tracker.verdict(settings.failFast, true),
