@@ -93,6 +93,9 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
 }
 
+/** The last check's page is reused for the summary only this soon after it came (ms). */
+const FRESH_PAGE_MS = 1000;
+
 /**
  * The project's recent operations for the summary, when it shows them and the API can still be
  * asked; a failure here only leaves them out (the reason is shown instead).
@@ -104,7 +107,17 @@ async function recentForSummary(client: NeonClient, result: WaitResult, settings
   // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
   const now = Date.now();
   const deadline = Math.min(now + 10_000, Math.max(result.startedAt + timeoutMs, now + 3000));
-  const options = { limit: summaryLimit, branchId, deadline, since, newestPage: result.newestPage };
+  // The report lists the operations as they are when it is written: after a database check (which
+  // may have taken seconds, and woken a compute with an operation of its own) the List is asked again.
+  const page = result.newestPage;
+  const fresh = page && !result.database?.attempts && now - page.fetchedAt <= FRESH_PAGE_MS;
+  const options = {
+    limit: summaryLimit,
+    branchId,
+    deadline,
+    since,
+    newestPage: fresh ? page : undefined
+  };
   try {
     return { recent: await fetchRecentOperations(client, result.projectId, options) };
   } catch (error) {

@@ -26,8 +26,8 @@ export interface WaitResult extends Ending {
   apiUnusable: boolean;
   /** Awaited operations as last seen. */
   operations: Operation[];
-  /** The newest page of List operations from the last check, for the summary to reuse. */
-  newestPage?: FetchedPage;
+  /** The newest page of List operations from the last check and when it came (epoch ms), for the summary to reuse while fresh. */
+  newestPage?: FetchedPage & { fetchedAt: number };
   startedAt: number;
   finishedAt: number;
   checks: number;
@@ -100,7 +100,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
       await mode.refresh(deadline);
-      result.newestPage = mode.newestPage();
+      const page = mode.newestPage();
+      result.newestPage = page && { ...page, fetchedAt: clock.now() };
       if (++checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
       pace.update(client.throttled);
       return settings.wait ? mode.verdict() : 'success';

@@ -1,0 +1,64 @@
+/**
+ * The engine's report after the wait: the recent operations as they are when it is written, not as
+ * the wait's last check saw them before a database check.
+ */
+import { afterEach, expect, it } from '@jest/globals';
+import { runEngine } from '../src/engine.js';
+import { readSettings } from '../src/settings.js';
+import { actionNaming } from '../src/util/errors.js';
+import { fakeServer, type FakeServer, wire } from '../simulator/postgres.js';
+import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
+import { type Simulator, startSimulator } from '../simulator/server.js';
+import { actionDefaults } from './helpers/run-action.js';
+import { PROJECT } from './helpers/sim.js';
+
+let sim: Simulator | undefined;
+let db: FakeServer | undefined;
+afterEach(async () => {
+  await Promise.all([sim?.close(), db?.close()]);
+  [sim, db] = [undefined, undefined];
+});
+
+it('lists the operations again after the database check: one that ended meanwhile shows as ended', async () => {
+  const awaited = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+  // Running in the answer of the wait's check, finished in the next (the database check between).
+  const other = operation(
+    PROJECT,
+    'start_compute',
+    [
+      [0, 'running'],
+      [0, 'finished']
+    ],
+    { stepPerAnswer: true }
+  );
+  sim = await startSimulator({ scenario: singleProject(PROJECT, [awaited, other]) });
+  // A database that trusts the client and answers SELECT 1.
+  db = await fakeServer((socket, write) => {
+    write(Buffer.concat([wire.ok(), wire.ready()]));
+    socket.on('data', () => write(wire.selectOne()));
+  });
+  const inputs: Record<string, string> = {
+    ...actionDefaults(),
+    api_key: DEFAULT_KEY,
+    api_host: sim.url,
+    project_id: PROJECT,
+    operation_id: awaited.id,
+    database_url: `postgresql://app@127.0.0.1:${db.port}/app?sslmode=disable`,
+    timeout: '30s'
+  };
+  const settings = readSettings(
+    (name) => inputs[name] ?? '',
+    () => undefined
+  );
+  const quiet = { info: () => {}, warning: () => {}, debug: () => {} };
+  const report = await runEngine(settings, {
+    log: quiet,
+    signal: new AbortController().signal,
+    named: actionNaming
+  });
+  expect(report.status).toBe('finished');
+  expect(report.database?.ready).toBe(true);
+  const shown = report.recent?.operations.find((op) => op.id === other.id);
+  expect(shown?.status).toBe('finished');
+  expect(report.recent?.requests).toBe(1);
+});
