@@ -298,7 +298,13 @@ describe('readSettings bad inputs', () => {
     ]),
     ['comment_tag with --', { comment_tag: 'a--b' }, 'comment_tag', /no "--"/],
     ['comment_tag with <', { comment_tag: 'a<b' }, 'comment_tag', /letters, digits/],
-    ['comment_tag too long', { comment_tag: 'x'.repeat(101) }, 'comment_tag', /up to 100/]
+    ['comment_tag too long', { comment_tag: 'x'.repeat(101) }, 'comment_tag', /up to 100/],
+    [
+      'watch_job with wait false (a post step that looks once is no gate)',
+      { watch_job: 'true', wait: 'false' },
+      'watch_job',
+      /while input 'wait' is false/
+    ]
   ];
 
   it.each(cases)('refuses %s', (_what, values, name, form) => {

@@ -60,6 +60,17 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const projectId = text('project_id', RESOURCE_ID, `${ID_FORM} spring-example-302709`);
   const orgId = text('org_id', RESOURCE_ID, `${ID_FORM} org-morning-bread-81040908`);
   const branchId = text('branch_id', RESOURCE_ID, `${ID_FORM} br-wispy-meadow-118737`);
+  const wait = bool('wait');
+  const watchJob = bool('watch_job');
+  // The post step would look once and pass a job whose operations still run: a gate that is not one.
+  if (watchJob && !wait)
+    throw invalid(
+      field('watch_job'),
+      (named) =>
+        `cannot be true while ${named('wait')} is false: the post step would look once and pass ` +
+        "the job's operations still in progress. Set wait to true (the post step then waits for " +
+        'them), or watch_job to false.'
+    );
   const idsFromInput = operationIds(field('operation_id'));
   const givenOperations = operationsJson(field('operations'), projectId);
   return {
@@ -72,7 +83,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     branchId,
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
     givenOperations,
-    wait: bool('wait'),
+    wait,
     failFast: bool('fail_fast'),
     summary: bool('summary'),
     summaryLimit: count(field('summary_limit')),
@@ -81,7 +92,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     githubToken: input('github_token').trim(),
     // Parsed now (a malformed URL is an input error), used after the wait.
     databaseUrl: databaseUrl ? parseDatabaseUrl(databaseUrl) : undefined,
-    watchJob: bool('watch_job'),
+    watchJob,
     sinceMs: sinceInput(input('since').trim(), Date.now())
   };
 }
