@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { packageDirOf } from './package-dir.js';
 
 const ALLOWED = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD']);
 const root = resolve(import.meta.dirname, '..', '..');
@@ -36,13 +37,8 @@ function bundledPackageDirs(stats: string): string[] {
   const walk = (modules: StatsModule[] = []): void => {
     for (const module of modules) {
       walk(module.modules);
-      const name = module.name ?? module.identifier ?? '';
-      // The innermost node_modules/<package> is the package the file belongs to.
-      const match =
-        /^(?:.*?\/)?((?:node_modules\/(?:@[^/]+\/)?[^/]+\/)*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(
-          name.replace(/^\.\//, '')
-        );
-      if (match) dirs.add(match[1] as string);
+      const dir = packageDirOf(module.name ?? module.identifier ?? '');
+      if (dir) dirs.add(dir);
     }
   };
   walk((JSON.parse(readFileSync(stats, 'utf8')) as { modules?: StatsModule[] }).modules);
@@ -73,7 +69,11 @@ function bundled(stats: string): { packages: Bundled[]; problems: string[] } {
   const packages = new Map<string, Bundled>();
   for (const rel of bundledPackageDirs(stats)) {
     const dir = join(root, rel);
-    if (!existsSync(join(dir, 'package.json'))) continue;
+    if (!existsSync(join(dir, 'package.json'))) {
+      // Never skipped in silence: that is how nested copies once went unlisted.
+      problems.push(`${rel}: bundled, but its package.json was not found`);
+      continue;
+    }
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
       name: string;
       version: string;
