@@ -94,7 +94,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
 }
 
 /** The last check's page is reused for the summary only this soon after it came (ms). */
-const FRESH_PAGE_MS = 1000;
+const FRESH_PAGE_MS = 2000;
 
 /**
  * The project's recent operations for the summary, when it shows them and the API can still be
