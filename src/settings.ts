@@ -60,6 +60,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const projectId = text('project_id', RESOURCE_ID, `${ID_FORM} spring-example-302709`);
   const orgId = text('org_id', RESOURCE_ID, `${ID_FORM} org-morning-bread-81040908`);
   const branchId = text('branch_id', RESOURCE_ID, `${ID_FORM} br-wispy-meadow-118737`);
+  const endpointId = text('endpoint_id', RESOURCE_ID, `${ID_FORM} ep-cool-darkness-123456`);
   const idsFromInput = operationIds(field('operation_id'));
   const givenOperations = operationsJson(field('operations'), projectId);
   return {
@@ -70,6 +71,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     projectId: projectId ?? givenOperations[0]?.project_id,
     orgId,
     branchId,
+    endpointId,
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
     givenOperations,
     wait: bool('wait'),

@@ -16,6 +16,7 @@ export interface MainVerdict {
 interface ReportContext {
   waited: boolean;
   branchId?: string;
+  endpointId?: string;
   timeoutMs: number;
   requests: number;
   /** The project's recent operations for the summary, when asked for and fetched. */
@@ -63,6 +64,7 @@ export function stableView(report: Report): string {
     report.kind,
     report.projectId,
     report.branchId,
+    report.endpointId,
     report.status,
     report.failure ?? '',
     report.operations.map(brief),

@@ -1,6 +1,6 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
 import { isAfterMark, type JobMark } from '../job.js';
-import { failed, type ModeContext, onBranch } from '../mode.js';
+import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 
 /** Pages a check reads at most: 5,000 operations started by one job is far beyond any job. */
@@ -18,7 +18,7 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
     async refresh(deadline: number) {
       for await (const operations of list(deadline, PAGE_SIZE, JOB_MAX_PAGES)) {
         for (const op of operations)
-          if (isAfterMark(op, mark) && onBranch(op, settings)) tracker.record(op, true);
+          if (isAfterMark(op, mark) && inScope(op, settings)) tracker.record(op, true);
         // Newest first: once a page reaches back past the mark, older pages hold nothing of the job.
         if (operations.some((op) => !isAfterMark(op, mark))) break;
       }
@@ -32,3 +32,12 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
     }
   };
 }
+
+export const jobWords: ModeWords = {
+  subject: 'operations during this job',
+  heading: 'Operations during this job',
+  section: 'This job',
+  counted: 'during this job',
+  none: 'This job started no operation.',
+  awaitsPlace: false
+};
