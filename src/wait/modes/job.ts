@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
-import { isAfterMark, type JobMark } from '../job.js';
+import { isAfterMark } from '../job.js';
 import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 
@@ -11,7 +11,9 @@ const JOB_MAX_PAGES = 50;
  * job's mark, across every page, until none is in progress. One that did not succeed fails the job.
  */
 export function jobMode({ settings, tracker, scope, list }: ModeContext) {
-  const mark = settings.jobMark as JobMark;
+  const mark = settings.jobMark;
+  // `kindFor` picks this mode only with a mark: its absence is a defect, not a state to carry on in.
+  if (mark === undefined) throw new Error('The job mode was chosen without a job mark.');
   return {
     scope,
     goal: `Following every operation this job started on ${scope}`,
