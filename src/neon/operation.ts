@@ -15,6 +15,28 @@ export interface Operation {
   [field: string]: unknown;
 }
 
+/** An awaited operation the API has not described yet (an id given, not yet answered for). */
+export interface UnseenOperation {
+  id: string;
+  project_id?: undefined;
+  branch_id?: undefined;
+  endpoint_id?: undefined;
+  action?: undefined;
+  status?: undefined;
+  failures_count?: undefined;
+  created_at?: undefined;
+  updated_at?: undefined;
+  total_duration_ms?: undefined;
+  error?: undefined;
+  retry_at?: undefined;
+}
+
+/** What the wait reports of an awaited operation: as last seen, or its id only. */
+export type AwaitedOperation = Operation | UnseenOperation;
+
+/** Whether the API has described the operation (every operation it answered with has a status). */
+export const isSeen = (op: AwaitedOperation): op is Operation => op.status !== undefined;
+
 export interface Project {
   id: string;
   name?: string;

@@ -3,7 +3,7 @@ import { formatDuration } from '../util/duration.js';
 import { capital } from '../util/text.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus, outcomeOf, statusLabel, statusMarker } from '../wait/status.js';
@@ -61,12 +61,12 @@ function viewOf(report: Report) {
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
-  const failing = awaited.filter((op) => outcomeOf(op.status) === 'failed');
+  const failing = awaited.filter((op) => isSeen(op) && outcomeOf(op.status) === 'failed');
   const listed = failing.slice(0, FAILING_LISTED);
   return { awaited, others, repeated: recent.length - others.length, failing, listed };
 }
 
-function uniqueById(ops: readonly Operation[]): Operation[] {
+function uniqueById(ops: readonly AwaitedOperation[]): AwaitedOperation[] {
   return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
@@ -138,7 +138,7 @@ function headline(report: Report, view: View): string {
 }
 
 /** `Create branch and Start compute`, or `5 operations` when a list would not read at a glance. */
-function namesOf(ops: readonly Operation[]): string {
+function namesOf(ops: readonly AwaitedOperation[]): string {
   const names = [...new Set(ops.map((op) => (op.action ? actionName(op.action) : '')))];
   if (ops.length === 0) return '';
   if (names.length > 3 || names.includes('') || names.length < ops.length)
@@ -155,7 +155,7 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
   const { awaited, others, repeated } = view;
   const { recent, finishedAt: now } = report;
   const words = modeWords(report.kind);
-  const tableOf = (ops: readonly Operation[], errorsShown?: Set<string>, note?: string) => {
+  const tableOf = (ops: readonly AwaitedOperation[], errorsShown?: Set<string>, note?: string) => {
     const { projectId, consoleLinks } = report;
     const options = { now, errorChars: shape.errorChars, projectId, consoleLinks, errorsShown };
     const table = operationsTable(ops, options);

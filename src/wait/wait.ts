@@ -1,5 +1,5 @@
 import type { NeonClient } from '../neon/client.js';
-import type { Operation } from '../neon/operation.js';
+import type { AwaitedOperation, Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
@@ -25,7 +25,7 @@ export interface WaitResult extends Ending {
   /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
   apiUnusable: boolean;
   /** Awaited operations as last seen. */
-  operations: Operation[];
+  operations: AwaitedOperation[];
   /** The newest page of List operations from the last check, for the summary to reuse. */
   newestPage?: FetchedPage;
   startedAt: number;
@@ -46,7 +46,7 @@ export interface WaitDeps {
   /** With `watchJob`: where the job's operations begin, to keep for the post step. */
   onJobMark?: (mark: JobMark) => void;
   /** After each check: the awaited operations and when the next check is due (the command's live line). */
-  onCheck?: (operations: Operation[], nextCheckAt: number) => void;
+  onCheck?: (operations: AwaitedOperation[], nextCheckAt: number) => void;
   /** How the front end names inputs in messages (the action's words by default). */
   named?: Naming;
 }
