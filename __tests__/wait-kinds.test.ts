@@ -35,3 +35,16 @@ describe.each(WAIT_KINDS)('a report of a %s wait', (kind) => {
     } else if (words.none) expect(summary).toContain(words.none);
   });
 });
+
+it('names the compute an endpoint wait followed beside the project', () => {
+  const report = makeReport({
+    kind: 'endpoint',
+    endpointId: 'ep-cool-darkness-123456',
+    status: 'idle'
+  });
+  const summary = renderSummary(report);
+  expect(summary).toMatch(/^### ✅ Neon compute activity: idle after 1m15s$/m);
+  expect(summary).toContain(
+    'Project <code>spring-example-302709</code> · compute <code>ep-cool-darkness-123456</code> · '
+  );
+});
