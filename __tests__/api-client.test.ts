@@ -178,6 +178,23 @@ describe('NeonClient', () => {
     expect(answeredOnce.elapsed).toBeGreaterThan(500_000);
   });
 
+  it('gives up on a host that never answered even when its clock reads 0 at the first request', async () => {
+    const transport = {
+      get: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
+          code: 'ECONNREFUSED'
+        });
+      },
+      close: async () => undefined
+    };
+    const clock = new SimulatedClock(0);
+    const error = await new NeonClient({ baseUrl: sim.url, apiKey: 'k', transport, clock })
+      .getOperation(PROJECT, op.id, 600_000)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as Error).message).toMatch(/never answered/);
+  });
+
   it('gives up at once when Retry-After lies beyond the deadline', async () => {
     sim.inject({ kind: 'status', status: 429, retryAfter: '120' }, { times: 1 });
     const error = await client()

@@ -265,6 +265,41 @@ describe('project mode gates on the work it followed', () => {
   });
 });
 
+describe('endpoint mode', () => {
+  it('waits until no operation of that compute is in progress, whatever other computes do', async () => {
+    const onCompute = (endsAt: number, action: string) =>
+      operation(
+        PROJECT,
+        action,
+        [
+          [-100, 'running'],
+          [endsAt, 'finished']
+        ],
+        { branch_id: 'br-a', endpoint_id: 'ep-a' }
+      );
+    const elsewhere = operation(PROJECT, 'start_compute', [[-100, 'running']], {
+      branch_id: 'br-a',
+      endpoint_id: 'ep-b'
+    });
+    const s = await start([onCompute(4000, 'apply_config'), elsewhere]);
+    const { result, log } = await s.wait({ ...base, endpoint_id: 'ep-a' });
+    expect(result).toMatchObject({ kind: 'endpoint', status: 'idle' });
+    expect(result.operations.map((op) => op.endpoint_id)).toEqual(['ep-a']);
+    expect(log[0]).toMatch(
+      /^Waiting until no operation of compute ep-a of project \S+ is in progress/
+    );
+    expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(4000);
+  });
+
+  it('refuses an id that is not one, naming the input', async () => {
+    const s = await start([]);
+    await expect(s.wait({ ...base, endpoint_id: 'EP A' })).rejects.toThrow(
+      /^Input 'endpoint_id' must be a Neon id .*; got 'EP A'\.$/
+    );
+    expect(s.sim.requests).toHaveLength(0);
+  });
+});
+
 describe('jobs of one account sharing a rate limit', () => {
   const JOBS = 20;
   const PER_SECOND = 5;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'yaml';
 import { actionName, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
-import type { Operation } from '../src/neon/operation.js';
+import type { Operation, UnseenOperation } from '../src/neon/operation.js';
 import { makeOperation } from './helpers/builders.js';
 import { statusLabel, statusMarker } from '../src/wait/status.js';
 
@@ -189,7 +189,7 @@ describe('statusCounts', () => {
   });
 
   it('counts operations without a status as not seen', () => {
-    const unseen = { id: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' } as Operation;
+    const unseen: UnseenOperation = { id: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee' };
     expect(statusCounts([unseen, op(), unseen])).toBe('2 not seen · 1 finished');
   });
 

@@ -167,6 +167,12 @@ describe('ids from the API', () => {
     expect(await read({ ...fields, project_id: PROJECT, branch_id: 'BR 1' })).toMatchObject({
       branch_id: 'BR 1'
     });
+    // What the type promises is there: times as text (empty when the answer had none), a count.
+    expect(await read({ ...fields, project_id: PROJECT, updated_at: 1 })).toMatchObject({
+      created_at: '',
+      updated_at: '1',
+      failures_count: 0
+    });
     const refused = await read({ ...fields, project_id: '$(id)' });
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).message).toMatch(

@@ -110,7 +110,7 @@ describe('the verdict line', () => {
   });
 
   it('counts operations seen only by their ids', () => {
-    const operations = [{ id: nextId() } as Operation];
+    const operations = [{ id: nextId() }];
     expect(lines(renderSummary(report({ status: 'api_error', operations })))[0]).toBe(
       '### ❌ Neon operations: API error · 1 operation after 1m15s'
     );
@@ -359,7 +359,7 @@ describe('the awaited operations', () => {
   it('lists operations seen only by their ids as not seen', () => {
     const ids = [nextId(), nextId()];
     const text = renderSummary(
-      report({ status: 'api_error', operations: ids.map((id) => ({ id }) as Operation) })
+      report({ status: 'api_error', operations: ids.map((id) => ({ id })) })
     );
     expect(text).toContain('#### Awaited operations (2 not seen)');
     expect(rowsUnder(text, '#### Awaited operations')).toEqual(

@@ -153,7 +153,7 @@ describe('operationsTable', () => {
 
   it('writes a row for an operation seen only by its id', () => {
     const id = nextId();
-    const table = operationsTable([{ id } as Operation, op()], OPTIONS);
+    const table = operationsTable([{ id }, op()], OPTIONS);
     expect(table.lines[2]).toBe(
       `| ❔&nbsp;not seen | <code title="${id}">${id.slice(0, 8)}</code> |  |`
     );

@@ -83,6 +83,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
     return buildReport(result, {
       waited: settings.wait,
       branchId: settings.branchId,
+      endpointId: settings.endpointId,
       timeoutMs: settings.timeoutMs,
       consoleLinks: consoleLinksFor(settings.apiHost),
       requests: client.requests,

@@ -34,6 +34,7 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['project_id', 'text', '', 'Project id. Default: taken from `operations`, else the only project the key can see.', { arg: 'ID', env: 'NEON_PROJECT_ID' }],
   ['org_id', 'text', '', 'Organization id, to find the project with a personal key. Default none.', { arg: 'ID' }],
   ['branch_id', 'text', '', "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", { arg: 'ID' }],
+  ['endpoint_id', 'text', '', 'Compute (endpoint) id. Without operation ids, wait until no operation of this compute is in progress. Default none.', { arg: 'ID' }],
   ['operation_id', 'text', '', 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', { arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' }],
   ['operations', 'text', '', 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', { arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' }],
   ['wait', 'bool', 'true', '`false` reports the current state and succeeds, without waiting. Default `true`.', { flag: 'no-wait', help: 'look once and report, whatever the status' }],

@@ -20,7 +20,14 @@ export type InputReader = (name: string) => string;
 type Field = { value: string; name: string };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
-const BOOL = new Map(['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].map((w, i) => [w, i < 3]));
+const BOOL = new Map([
+  ['true', true],
+  ['True', true],
+  ['TRUE', true],
+  ['false', false],
+  ['False', false],
+  ['FALSE', false]
+]);
 const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
 const ID_FORM = 'a Neon id of lower-case letters, digits and hyphens (1 to 60), e.g.';
 const COMMENT_TAG = /^(?!.*--)[\w .:/@+-]{0,100}$/;
@@ -44,18 +51,8 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     registerSecret(secret);
   }
   const key = field('api_key');
-  // A header carries visible ASCII only (else every request fails till the deadline). Never quoted.
-  if (!/^[\x21-\x7e]+$/.test(key.value))
-    throw invalid(
-      key,
-      !key.value
-        ? 'is required: pass a Neon API key from a secret, e.g. api_key: ${{ secrets.NEON_API_KEY }}.'
-        : /\s/.test(key.value)
-          ? 'must be a single token without spaces or newlines.'
-          : 'must be a Neon API key of visible ASCII characters (letters, digits, punctuation); it holds ' +
-            'a character no HTTP header can carry (such as a zero-width space, a letter outside ASCII ' +
-            'or a control character). Copy the key into the secret again.'
-    );
+  const keyProblem = apiKeyProblem(key.value);
+  if (keyProblem) throw invalid(key, keyProblem);
 
   const projectId = text('project_id', RESOURCE_ID, `${ID_FORM} spring-example-302709`);
   const orgId = text('org_id', RESOURCE_ID, `${ID_FORM} org-morning-bread-81040908`);
@@ -71,6 +68,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
         "the job's operations still in progress. Set wait to true (the post step then waits for " +
         'them), or watch_job to false.'
     );
+  const endpointId = text('endpoint_id', RESOURCE_ID, `${ID_FORM} ep-cool-darkness-123456`);
   const idsFromInput = operationIds(field('operation_id'));
   const givenOperations = operationsJson(field('operations'), projectId);
   return {
@@ -81,6 +79,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     projectId: projectId ?? givenOperations[0]?.project_id,
     orgId,
     branchId,
+    endpointId,
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
     givenOperations,
     wait,
@@ -95,6 +94,21 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     watchJob,
     sinceMs: sinceInput(input('since').trim(), Date.now())
   };
+}
+
+/** What is wrong with an API key, if anything; the key itself is never quoted. */
+function apiKeyProblem(key: string): string | undefined {
+  if (!key)
+    return 'is required: pass a Neon API key from a secret, e.g. api_key: ${{ secrets.NEON_API_KEY }}.';
+  if (/\s/.test(key)) return 'must be a single token without spaces or newlines.';
+  // A header carries visible ASCII only (else every request fails till the deadline).
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return (
+      'must be a Neon API key of visible ASCII characters (letters, digits, punctuation); it holds ' +
+      'a character no HTTP header can carry (such as a zero-width space, a letter outside ASCII ' +
+      'or a control character). Copy the key into the secret again.'
+    );
+  return undefined;
 }
 
 /** A true/false input read leniently (undefined when not one), for a step whose inputs are wrong. */

@@ -217,6 +217,14 @@ describe('redactUrl', () => {
     expect(redactUrl('postgresql://h/d?sslmode=require')).toBe('postgresql://h/d?sslmode=require');
   });
 
+  it('keeps the host when the path or the query holds an @, and hides a password holding / ? #', () => {
+    expect(redactUrl('postgres://u:p@host/db?application_name=a@b')).toBe(
+      'postgres://***@host/db?application_name=a@b'
+    );
+    expect(redactUrl('postgres://u:p/?#1@host/d@b')).toBe('postgres://***@host/d@b');
+    expect(redactUrl('u:p@host:5432/db')).toBe('***@host:5432/db');
+  });
+
   it("hides libpq 18's other secrets, also in the message that refuses a parameter", () => {
     const url =
       'postgresql://u@h/d?oauth_client_secret=Secr3tPass&scram_client_key=Secr3tKey&sslMode=x';

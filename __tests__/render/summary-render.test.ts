@@ -5,7 +5,7 @@
  * format fails here and not only on GitHub.
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import type { Operation } from '../../src/neon/operation.js';
+import { isSeen, type Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
 import { COMMENT_LIMIT, renderComment, renderSummary } from '../../src/report/summary.js';
 import { makeOperation, makeRecent, makeReport } from '../helpers/builders.js';
@@ -102,7 +102,9 @@ function expectedBars(r: Report): ExpectedBar[] {
     // From the timestamps: the service's total_duration_ms is not wall time.
     return { section, id: o.id, start: Date.parse(o.created_at), end: endOf(o), tag };
   };
-  const awaited = r.operations.filter((o) => !Number.isNaN(Date.parse(o.created_at)));
+  const awaited = r.operations
+    .filter(isSeen)
+    .filter((o) => !Number.isNaN(Date.parse(o.created_at)));
   if (awaited.length === 0) return [];
   const from = Math.min(...awaited.map((o) => Date.parse(o.created_at)));
   const to = Math.max(...awaited.map(endOf));
@@ -290,9 +292,9 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
     const end = rest.findIndex((el) => /^(H4|DETAILS)$/.test(el.tagName));
     const list = rest.slice(0, end < 0 ? rest.length : end).find((el) => el.tagName === 'UL');
     const items = list ? [...list.querySelectorAll('li')] : [];
-    const failing = scenario.report.operations.filter((o) =>
-      ['error', 'cancelled', 'failed'].includes(o.status)
-    );
+    const failing = scenario.report.operations
+      .filter(isSeen)
+      .filter((o) => ['error', 'cancelled', 'failed'].includes(o.status));
     expect(items.map((li) => li.querySelector('code')!.title)).toEqual(failing.map((o) => o.id));
     if (list) {
       const firstTable = body.querySelector('table');
@@ -605,8 +607,9 @@ describe('the timeline in every reader’s time zone', () => {
     const r = reportAt(start);
     const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
     const [bars] = await ganttDatesInZone([source], zone);
-    expect(bars!.map((b) => b.start)).toEqual(r.operations.map((o) => Date.parse(o.created_at)));
-    const ends = r.operations.map((o) => Date.parse(o.updated_at));
+    const seen = r.operations.filter(isSeen);
+    expect(bars!.map((b) => b.start)).toEqual(seen.map((o) => Date.parse(o.created_at)));
+    const ends = seen.map((o) => Date.parse(o.updated_at));
     bars!.forEach((b, i) => {
       expect(b.end).toBeGreaterThan(b.start);
       if (ends[i]! > b.start) expect(b.end).toBe(ends[i]);
@@ -616,7 +619,7 @@ describe('the timeline in every reader’s time zone', () => {
   it('catches the UTC wall clocks written before, which a reader in Berlin saw an hour late', async () => {
     // 02:10 UTC on the day Berlin's clocks skip from 02:00 to 03:00.
     const r = reportAt('2026-03-29T02:10:00Z');
-    const starts = r.operations.map((o) => Date.parse(o.created_at));
+    const starts = r.operations.filter(isSeen).map((o) => Date.parse(o.created_at));
     const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
     const wallClock = (ms: string): string =>
       new Date(Number(ms)).toISOString().slice(0, 23).replace('T', ' ');

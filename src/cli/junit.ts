@@ -1,4 +1,4 @@
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
@@ -59,7 +59,7 @@ export function renderJunit(report: Report): string {
   ].join('\n');
 }
 
-function testCaseOf(report: Report, op: Operation): Outcome {
+function testCaseOf(report: Report, op: AwaitedOperation): Outcome {
   const status = op.status ?? 'not seen';
   const outcome = outcomeOf(status);
   if (outcome === 'skipped') return ['skipped', 'skipped by the control plane'];
@@ -75,8 +75,9 @@ function testCaseOf(report: Report, op: Operation): Outcome {
 }
 
 /** From created_at to updated_at once it ended, else to the end of the wait. */
-function wallTime(op: Operation, end: number): number {
-  const open = outcomeOf(op.status ?? '') === 'open';
+function wallTime(op: AwaitedOperation, end: number): number {
+  if (!isSeen(op)) return 0;
+  const open = outcomeOf(op.status) === 'open';
   return (open ? end : Date.parse(op.updated_at)) - Date.parse(op.created_at);
 }
 

@@ -118,9 +118,26 @@ const CODES: Record<string, number> = {
 
 /** The exit code a script branches on (the help and docs/cli.md list them). */
 export function exitCode(r: Report): number {
-  // After a timeout, 3 when the failing request went unanswered since the wait's first half.
-  const apiDown = r.failingSince !== undefined && r.failingSince - r.startedAt <= r.timeoutMs / 2;
-  return CODES[r.status] ?? (r.timedOut ? (apiDown ? 3 : 124) : r.failure ? 1 : 0);
+  const listed = CODES[r.status];
+  if (listed !== undefined) return listed;
+  if (r.timedOut) {
+    // 3 when the failing request went unanswered since the wait's first half: the API was down.
+    const apiDown = r.failingSince !== undefined && r.failingSince - r.startedAt <= r.timeoutMs / 2;
+    if (apiDown) return 3;
+    return 124;
+  }
+  if (r.failure) return 1;
+  return 0;
+}
+
+/** The run's exit code: the wait's, unless the writing was interrupted (130) or a success left a file unwritten (2). */
+function runExitCode(report: Report, writingAborted: boolean, unwritten: number): number {
+  if (writingAborted) return 130;
+  const waited = exitCode(report);
+  if (waited !== 0) return waited;
+  // As tee and cp do, a file not written makes the run fail.
+  if (unwritten > 0) return 2;
+  return 0;
 }
 
 /** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
@@ -192,7 +209,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   });
 
   const writing = io.writing();
-  let unwritten = 0; // as tee and cp do, a file not written makes the run fail
+  let unwritten = 0;
   for (const [name, render] of Object.entries(REPORTS)) {
     const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
@@ -203,7 +220,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     });
   }
   if (report.failure) terminal.error(report.failure);
-  const code = writing.aborted ? 130 : exitCode(report) || (unwritten && 2);
+  const code = runExitCode(report, writing.aborted, unwritten);
   io.stdout.write(resultText(report, Boolean(flags.json), code));
   return code;
 }

@@ -1,4 +1,4 @@
-import type { Operation } from '../neon/operation.js';
+import type { AwaitedOperation } from '../neon/operation.js';
 import { check } from '../settings.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
@@ -55,7 +55,7 @@ export class Terminal {
   debug = (): void => undefined;
 
   /** After each check (`EngineDeps.onCheck`): what the status line shows. */
-  onCheck = (operations: readonly Operation[], nextCheckAt: number): void => {
+  onCheck = (operations: readonly AwaitedOperation[], nextCheckAt: number): void => {
     const keys = operations.map(({ status }) =>
       status ? safe(status).slice(0, 40) : 'not seen yet'
     );

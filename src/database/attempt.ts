@@ -1,10 +1,10 @@
 // One attempt (connect with pg, `SELECT 1`, close), and whether waiting can help when it fails.
 // pg lacks libpq's sslmode (it verifies under `require`, never falls back), channel_binding=require
 // and require_auth (it answers any request with the password), and a bound on what a server sends.
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
-import type { Client, ClientConfig, Connection } from 'pg';
+import type { Client } from 'pg';
 import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
@@ -125,10 +125,10 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
     enableChannelBinding: ssl !== false && target.channelBinding !== 'disable',
     application_name: target.applicationName ?? 'neon-operations-wait-action',
     options: target.options
-  } as ClientConfig);
+  });
   // A dropped connection is also an 'error' event; the awaited calls below reject with it already.
   client.on('error', () => undefined);
-  const con = client.connection as Connection & { stream: Socket };
+  const con = client.connection;
   const destroy = (): void => void con.stream.destroy();
   // Every message passes here first: pg never sees a refused request (it would send the password).
   const emit = con.emit.bind(con);
@@ -144,7 +144,7 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   }) as typeof con.emit;
   let received = 0;
   // pg's parser throws out of the socket's handler on what it cannot read: end the connection.
-  const guard = (stream: Socket): void => {
+  const guard = (stream: Duplex): void => {
     const emitData = stream.emit.bind(stream);
     stream.emit = ((event: string, ...args: unknown[]): boolean => {
       try {

@@ -39,6 +39,10 @@ type Body = Record<string, unknown>;
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
 type Accept<T> = (body: Body) => T | undefined;
 
+/** Whether the API host has answered any request of this client (an HTTP status is an answer). */
+type HostContact =
+  { state: 'untried' } | { state: 'unanswered'; since: number } | { state: 'answered' };
+
 export class NeonClient {
   private readonly requestTimeoutMs: number;
   private readonly clock: Clock;
@@ -50,8 +54,8 @@ export class NeonClient {
   readonly serviceClock = new ServiceClock();
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
-  /** When the first request was sent, until an answer came (0): a host that never answers is tried 30 s. */
-  private unanswered?: number;
+  /** A host that never answered is tried 30 s from the first request; once it has, until the deadline. */
+  private contact: HostContact = { state: 'untried' };
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -112,7 +116,7 @@ export class NeonClient {
       if (now >= deadline) throw new DeadlineError(lastError, lastTryAt, undefined, firstTryAt);
       lastTryAt = now;
       firstTryAt ??= now;
-      this.unanswered ??= now;
+      if (this.contact.state === 'untried') this.contact = { state: 'unanswered', since: now };
       try {
         return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
       } catch (error) {
@@ -127,7 +131,8 @@ export class NeonClient {
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
         const { host } = new URL(this.options.baseUrl);
-        if (this.unanswered && this.clock.now() + delayMs - this.unanswered > 30_000)
+        const { contact } = this;
+        if (contact.state === 'unanswered' && this.clock.now() + delayMs - contact.since > 30_000)
           throw new ApiError(`The API host ${host} never answered (${message}).`, 0);
         this.options.onRetry?.({ path, attempt: attempt + 1, error: message, delayMs });
         await this.clock.sleep(delayMs, this.options.signal);
@@ -152,7 +157,7 @@ export class NeonClient {
       throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
     });
 
-    this.unanswered = 0;
+    this.contact = { state: 'answered' };
     const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     this.serviceClock.observe(header('date'), sentAt, this.clock.now());
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,

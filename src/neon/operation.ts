@@ -15,6 +15,28 @@ export interface Operation {
   [field: string]: unknown;
 }
 
+/** An awaited operation the API has not described yet (an id given, not yet answered for). */
+export interface UnseenOperation {
+  id: string;
+  project_id?: undefined;
+  branch_id?: undefined;
+  endpoint_id?: undefined;
+  action?: undefined;
+  status?: undefined;
+  failures_count?: undefined;
+  created_at?: undefined;
+  updated_at?: undefined;
+  total_duration_ms?: undefined;
+  error?: undefined;
+  retry_at?: undefined;
+}
+
+/** What the wait reports of an awaited operation: as last seen, or its id only. */
+export type AwaitedOperation = Operation | UnseenOperation;
+
+/** Whether the API has described the operation (every operation it answered with has a status). */
+export const isSeen = (op: AwaitedOperation): op is Operation => op.status !== undefined;
+
 export interface Project {
   id: string;
   name?: string;
@@ -26,22 +48,40 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** The API's pattern for project, branch and endpoint ids. */
 export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;
 
-export const isOperation = (value: unknown): value is Operation =>
-  typeof value === 'object' &&
-  value !== null &&
-  ['id', 'project_id', 'action', 'status'].every(
-    (key) => typeof (value as Operation)[key] === 'string'
-  );
+/** What an answer must hold to be taken as an operation; `normalizeOperation` makes the rest. */
+export interface OperationLike {
+  id: string;
+  project_id: string;
+  action: string;
+  status: string;
+  [field: string]: unknown;
+}
 
-/** The fields this action reads coerced to their documented types (a log line, a sum); others kept. */
-export function normalizeOperation(op: Operation): Operation {
-  const fixed: Operation = { ...op, id: op.id.toLowerCase() };
+export function isOperation(value: unknown): value is OperationLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const fields: Record<string, unknown> = { ...value };
+  return ['id', 'project_id', 'action', 'status'].every((key) => typeof fields[key] === 'string');
+}
+
+/**
+ * The fields this action reads coerced to their documented types (a log line, a sum); others kept.
+ * A time the answer lacks is '' (no time: `Date.parse` gives NaN, as for any unreadable one).
+ */
+export function normalizeOperation(op: OperationLike): Operation {
+  const text = (value: unknown): string | undefined =>
+    value === undefined || typeof value === 'string' ? value : String(value);
+  const failures = Number(op.failures_count);
+  const fixed: Operation = {
+    ...op,
+    id: op.id.toLowerCase(),
+    failures_count: Number.isFinite(failures) ? failures : 0,
+    created_at: text(op.created_at) ?? '',
+    updated_at: text(op.updated_at) ?? ''
+  };
   if (op.error !== undefined && typeof op.error !== 'string')
     fixed.error = JSON.stringify(op.error);
-  const failures = Number(op.failures_count);
-  fixed.failures_count = Number.isFinite(failures) ? failures : 0;
-  for (const field of ['created_at', 'updated_at', 'branch_id', 'endpoint_id'] as const)
-    if (op[field] !== undefined && typeof op[field] !== 'string') fixed[field] = String(op[field]);
+  for (const field of ['branch_id', 'endpoint_id'] as const)
+    if (op[field] !== undefined) fixed[field] = text(op[field]);
   return fixed;
 }
 

@@ -1,4 +1,4 @@
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { capital } from '../util/text.js';
 import { isInProgress } from '../wait/status.js';
 
@@ -33,7 +33,7 @@ export function utc(ms: number, part?: 'date' | 'time'): string {
 }
 
 /** `3 finished · 1 running · 1 error`, the most common first. */
-export function statusCounts(ops: readonly Operation[]): string {
+export function statusCounts(ops: readonly AwaitedOperation[]): string {
   const counts = new Map<string, number>();
   for (const { status = 'not seen' } of ops) counts.set(status, (counts.get(status) ?? 0) + 1);
   return [...counts]
@@ -47,7 +47,8 @@ export function statusCounts(ops: readonly Operation[]): string {
  * once done, to now while in progress. Not `total_duration_ms`: the service reports 0 there for
  * running operations and less than the wall time for finished ones.
  */
-export function operationDurationMs(op: Operation, now: number): number | undefined {
+export function operationDurationMs(op: AwaitedOperation, now: number): number | undefined {
+  if (!isSeen(op)) return undefined;
   const created = Date.parse(op.created_at);
   const end = isInProgress(op.status) ? now : Date.parse(op.updated_at);
   return Number.isNaN(created) || Number.isNaN(end) ? undefined : Math.max(0, end - created);

@@ -1,4 +1,4 @@
-import type { Operation } from '../neon/operation.js';
+import type { AwaitedOperation } from '../neon/operation.js';
 import type { ResultStatus } from '../wait/status.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
@@ -16,6 +16,7 @@ export interface MainVerdict {
 interface ReportContext {
   waited: boolean;
   branchId?: string;
+  endpointId?: string;
   timeoutMs: number;
   requests: number;
   /** The project's recent operations for the summary, when asked for and fetched. */
@@ -55,7 +56,7 @@ export function inputErrorReport(message: string, startedAt: number, now: number
  */
 export function stableView(report: Report): string {
   // The table's columns that count, and the error text listed under it.
-  const brief = (op: Operation): unknown[] => [
+  const brief = (op: AwaitedOperation): unknown[] => [
     ...COLUMNS.flatMap((column) => (column.digest ? [column.digest(op)] : [])),
     op.error ?? ''
   ];
@@ -63,6 +64,7 @@ export function stableView(report: Report): string {
     report.kind,
     report.projectId,
     report.branchId,
+    report.endpointId,
     report.status,
     report.failure ?? '',
     report.operations.map(brief),

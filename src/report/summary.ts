@@ -3,8 +3,9 @@ import { formatDuration } from '../util/duration.js';
 import { capital } from '../util/text.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
+import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus, outcomeOf, statusLabel, statusMarker } from '../wait/status.js';
 import type { MainVerdict, Report } from './model.js';
 import { errorItem, operationsTable } from './table.js';
@@ -19,14 +20,6 @@ export const COMMENT_LIMIT = 65_000;
 const FULL_ERROR_CHARS = 300;
 /** Failing operations listed on top; the rest are in the table below it. */
 export const FAILING_LISTED = 10;
-
-/** How each kind of wait names what it followed: headline, table heading, timeline section, count, none. */
-// prettier-ignore
-const MODE_WORDS = Object.fromEntries(([
-  ['operations', 'operations', 'Awaited operations', 'Awaited', 'awaited', ''],
-  ['project', 'project activity', 'Operations seen in progress', 'Seen in progress', 'seen in progress', 'No operation was in progress.'],
-  ['job', 'operations during this job', 'Operations during this job', 'This job', 'during this job', 'This job started no operation.']
-] as const).map(([kind, subject, heading, section, counted, none]) => [kind, { subject, heading, section, counted, none }]));
 
 /** How much of the report is shown: cut down by `fit` until it fits. */
 type Shape = { errorChars: number; recentRows: number; timeline: boolean };
@@ -68,12 +61,12 @@ function viewOf(report: Report) {
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
-  const failing = awaited.filter((op) => outcomeOf(op.status) === 'failed');
+  const failing = awaited.filter((op) => isSeen(op) && outcomeOf(op.status) === 'failed');
   const listed = failing.slice(0, FAILING_LISTED);
   return { awaited, others, repeated: recent.length - others.length, failing, listed };
 }
 
-function uniqueById(ops: readonly Operation[]): Operation[] {
+function uniqueById(ops: readonly AwaitedOperation[]): AwaitedOperation[] {
   return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
@@ -92,7 +85,7 @@ function top(report: Report, view: View, shape: Shape): string[] {
   const lines = [headline(report, view), ''];
   const quote = (text: string) => escapeText(text, Math.max(200, shape.errorChars * 4));
   if (report.mainStep) lines.push(mainStepLine(report.mainStep, quote), '');
-  const { projectId, branchId, consoleLinks: links } = report;
+  const { projectId, branchId, endpointId, consoleLinks: links } = report;
   const status = report.status || 'unknown';
   const facts =
     status === 'input_error' && report.requests === 0
@@ -100,6 +93,7 @@ function top(report: Report, view: View, shape: Shape): string[] {
       : [
           projectId && `Project ${linkedCode(projectId, links && projectUrl(projectId))}`,
           branchId && `branch ${linkedCode(branchId, links && branchUrl(projectId, branchId))}`,
+          endpointId && `compute ${code(endpointId)}`,
           report.waited
             ? `timeout ${formatDuration(report.timeoutMs)}`
             : 'report only (wait: false)',
@@ -114,7 +108,7 @@ function top(report: Report, view: View, shape: Shape): string[] {
   const more = view.failing.length - view.listed.length;
   if (more > 0) failing.push(`- and ${more} more in the table below`);
   if (failing.length > 0) lines.push(...failing, '');
-  const { none } = MODE_WORDS[report.kind];
+  const { none } = modeWords(report.kind);
   if (none && view.awaited.length === 0 && !report.failure) lines.push(none, '');
   if (report.database) lines.push(databaseLine(report.database), '');
   return lines;
@@ -132,19 +126,19 @@ function mainStepLine(main: MainVerdict, quote: (text: string) => string): strin
  */
 function headline(report: Report, view: View): string {
   const status = report.status || 'unknown';
-  const verdict = `### ${statusMarker(status)} Neon ${MODE_WORDS[report.kind].subject}: ${escapeText(statusLabel(status))}`;
+  const words = modeWords(report.kind);
+  const verdict = `### ${statusMarker(status)} Neon ${words.subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
-  const succeeded = report.kind !== 'project' && ['passed', 'skipped'].includes(outcomeOf(status));
+  const succeeded = !words.awaitsPlace && ['passed', 'skipped'].includes(outcomeOf(status));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
-  // Project mode awaited the project (or branch) the facts line names.
-  if (report.kind === 'project') return `${verdict} ${when}`;
+  if (words.awaitsPlace) return `${verdict} ${when}`;
   const what = namesOf(view.awaited);
   return `${verdict} · ${what ? `${what} ` : ''}${when}`;
 }
 
 /** `Create branch and Start compute`, or `5 operations` when a list would not read at a glance. */
-function namesOf(ops: readonly Operation[]): string {
+function namesOf(ops: readonly AwaitedOperation[]): string {
   const names = [...new Set(ops.map((op) => (op.action ? actionName(op.action) : '')))];
   if (ops.length === 0) return '';
   if (names.length > 3 || names.includes('') || names.length < ops.length)
@@ -160,8 +154,8 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
   const lines: string[] = [];
   const { awaited, others, repeated } = view;
   const { recent, finishedAt: now } = report;
-  const words = MODE_WORDS[report.kind];
-  const tableOf = (ops: readonly Operation[], errorsShown?: Set<string>, note?: string) => {
+  const words = modeWords(report.kind);
+  const tableOf = (ops: readonly AwaitedOperation[], errorsShown?: Set<string>, note?: string) => {
     const { projectId, consoleLinks } = report;
     const options = { now, errorChars: shape.errorChars, projectId, consoleLinks, errorsShown };
     const table = operationsTable(ops, options);
@@ -218,7 +212,7 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
 /** `Operations: 2 awaited · timeline · 8 recent`: what the folded part of a comment holds. */
 function detailsTitle(report: Report, view: View, details: readonly string[]): string {
   const parts = [
-    view.awaited.length > 0 ? `${view.awaited.length} ${MODE_WORDS[report.kind].counted}` : '',
+    view.awaited.length > 0 ? `${view.awaited.length} ${modeWords(report.kind).counted}` : '',
     details.includes('```mermaid') ? 'timeline' : '',
     view.others.length > 0 ? `${view.others.length} recent` : ''
   ].filter(Boolean);

@@ -2,7 +2,7 @@ import { actionName, operationDurationMs, utc } from './display.js';
 import { statusMarker } from '../wait/status.js';
 import { branchUrl, linkedCode } from './links.js';
 import { code, escapeText } from './markdown.js';
-import { type Operation, shortId } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen, shortId } from '../neon/operation.js';
 import { formatDuration } from '../util/duration.js';
 import { capital } from '../util/text.js';
 
@@ -33,15 +33,21 @@ type Context = TableOptions & { oneDay: boolean };
 
 interface Column {
   header: string;
-  cell(op: Operation, context: Context): string;
+  cell(op: AwaitedOperation, context: Context): string;
   /** The value that, shared by every row, is said once above the table instead (`on branch …`). */
-  shared?: { key(op: Operation): string; said(op: Operation, context: Context): string };
+  shared?: {
+    key(op: AwaitedOperation): string;
+    said(op: AwaitedOperation, context: Context): string;
+  };
   /** What counts for the PR comment's digest (`stableView`): none for what changes every run. */
-  digest?: (op: Operation) => unknown;
+  digest?: (op: AwaitedOperation) => unknown;
 }
 
-const created = (op: Operation): number => Date.parse(op.created_at);
-const branchLink = (op: Operation, { consoleLinks, projectId }: Context): string =>
+function created(op: AwaitedOperation): number {
+  if (!isSeen(op)) return NaN;
+  return Date.parse(op.created_at);
+}
+const branchLink = (op: AwaitedOperation, { consoleLinks, projectId }: Context): string =>
   linkedCode(op.branch_id!, consoleLinks && branchUrl(op.project_id || projectId, op.branch_id));
 
 /** The operations table's columns, in order; one left empty by every row is not shown. */
@@ -82,7 +88,10 @@ export const COLUMNS: readonly Column[] = [
  * One line high per row: columns empty in every row are left out, a branch, compute or start time
  * every row shares is said once in the caption, and errors go in a list under the table.
  */
-export function operationsTable(ops: readonly Operation[], options: TableOptions): OperationsTable {
+export function operationsTable(
+  ops: readonly AwaitedOperation[],
+  options: TableOptions
+): OperationsTable {
   const { errorChars, errorsShown } = options;
   const days = new Set(ops.map((op) => utc(created(op), 'date')).filter(Boolean));
   const context = { ...options, oneDay: days.size === 1 };
@@ -109,17 +118,17 @@ export function operationsTable(ops: readonly Operation[], options: TableOptions
   return { caption: capital(said.join(' · ')), lines, errors };
 }
 
-const status = (op: Operation): string => op.status ?? 'not seen';
+const status = (op: AwaitedOperation): string => op.status ?? 'not seen';
 
 /** `(2 failures)` beside a status; nothing for none. */
-function failures(op: Operation, space = NBSP): string {
+function failures(op: AwaitedOperation, space = NBSP): string {
   if (!op.failures_count) return '';
   const count = escapeText(String(op.failures_count), 12);
   return `${space}(${count}${space}failure${op.failures_count === 1 ? '' : 's'})`;
 }
 
 /** The short id as inline code, the whole id in its tooltip. */
-export function idCode(op: Operation): string {
+export function idCode(op: AwaitedOperation): string {
   return `<code title="${escapeText(op.id, 60)}">${escapeText(shortId(op.id))}</code>`;
 }
 
@@ -127,13 +136,13 @@ export function idCode(op: Operation): string {
  * `- ❌ `1a2b3c4d` **Start compute** error (3 failures): compute did not start`: an operation and
  * its error on one list item, for the list of failing operations and for errors under a table.
  */
-export function errorItem(op: Operation, errorChars: number): string {
+export function errorItem(op: AwaitedOperation, errorChars: number): string {
   const error = op.error && errorChars > 0 ? `: ${escapeText(op.error, errorChars)}` : '';
   const name = op.action ? ` **${escapeText(actionName(op.action), 60)}**` : '';
   return `- ${statusMarker(status(op))} ${idCode(op)}${name} ${escapeText(status(op), 40)}${failures(op, ' ')}${error}`;
 }
 
 /** `` `1a2b3c4d` Create branch ``: the short id, then what the operation does. */
-function operationCell(op: Operation): string {
+function operationCell(op: AwaitedOperation): string {
   return op.action ? `${idCode(op)}${NBSP}${escapeText(actionName(op.action), 60)}` : idCode(op);
 }

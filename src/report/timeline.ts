@@ -1,5 +1,5 @@
 import { actionName, isValidTime, operationDurationMs } from './display.js';
-import { type Operation, shortId } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen, type Operation, shortId } from '../neon/operation.js';
 import { YEAR_MS } from '../util/duration.js';
 import { outcomeOf } from '../wait/status.js';
 
@@ -21,12 +21,12 @@ interface Bar {
  * has no UTC axis), which the summary says. Labels are Mermaid syntax, not Markdown (`mermaidText`).
  */
 export function renderTimeline(
-  awaited: readonly Operation[],
-  others: readonly Operation[],
+  awaited: readonly AwaitedOperation[],
+  others: readonly AwaitedOperation[],
   now: number,
   title = 'Awaited'
 ): string[] {
-  const barsOf = (ops: readonly Operation[]) => ops.flatMap((op) => bar(op, now) ?? []);
+  const barsOf = (ops: readonly AwaitedOperation[]) => ops.flatMap((op) => bar(op, now) ?? []);
   const mainBars = barsOf(awaited);
   if (mainBars.length === 0) return [];
   const from = Math.min(...mainBars.map((b) => b.start));
@@ -86,7 +86,8 @@ export function tickInterval(spanMs: number): string {
 
 const TAGS = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' };
 
-function bar(op: Operation, now: number): Bar | undefined {
+function bar(op: AwaitedOperation, now: number): Bar | undefined {
+  if (!isSeen(op)) return undefined;
   const start = Date.parse(op.created_at);
   // Only what a chart of recent work can show: within a year of now (the API keeps 6 months).
   if (!isValidTime(start) || Math.abs(start - now) > YEAR_MS) return undefined;

@@ -26,9 +26,23 @@ export const clearSecrets = (): void => secrets.clear();
 export const SECRET_PARAMS =
   /([?&](?:(?:ssl)?password|oauth_client_secret|scram_\w+_key)=)([^&#]*)/gi;
 
-/** A URL as it may be shown: everything before the last `@` of its authority, and every secret parameter's value, hidden. */
+/**
+ * A URL as it may be shown: its user information (everything before the last `@` of its authority)
+ * and every secret parameter's value hidden. The authority ends at the first `/`, `?` or `#` after
+ * its first `@`, not before: a malformed URL's password may hold those unencoded, and an `@` in the
+ * path or the query (`application_name=a@b`) leaves the host shown.
+ */
 export function redactUrl(value: string): string {
-  return value
-    .replace(/^([a-z][\w+.-]*:\/\/)?.*@/is, (_, scheme = '') => `${scheme}${REDACTED}@`)
-    .replace(SECRET_PARAMS, `$1${REDACTED}`);
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  const rest = value.slice(scheme.length);
+  return `${scheme}${withoutUserinfo(rest)}`.replace(SECRET_PARAMS, `$1${REDACTED}`);
+}
+
+function withoutUserinfo(authorityOn: string): string {
+  const firstAt = authorityOn.indexOf('@');
+  if (firstAt < 0) return authorityOn;
+  const toEnd = authorityOn.slice(firstAt).search(/[/?#]/);
+  const authorityEnd = toEnd < 0 ? authorityOn.length : firstAt + toEnd;
+  const lastAt = authorityOn.lastIndexOf('@', authorityEnd);
+  return `${REDACTED}${authorityOn.slice(lastAt)}`;
 }

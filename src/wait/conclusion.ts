@@ -7,7 +7,7 @@ import {
   InputError,
   type Naming
 } from '../util/errors.js';
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
 import type { WaitSettings } from './settings.js';
@@ -86,11 +86,11 @@ function withHint(error: ApiError, named: Naming): string {
 export function deadlineEnding(
   { settings, startedAt }: EndingContext,
   { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>,
-  open: Operation[] = [],
+  open: AwaitedOperation[] = [],
   scope?: string
 ): Ending {
   const stillOpen = open.map((op) =>
-    op.action
+    isSeen(op)
       ? `${oneLine(op.action, 60)} ${op.id} (last status ${oneLine(op.status, 40)})`
       : `operation ${op.id} (not seen yet)`
   );

@@ -1,4 +1,4 @@
-import type { Operation } from '../neon/operation.js';
+import { type AwaitedOperation, isSeen, type Operation } from '../neon/operation.js';
 import { MIN_GAP_MS } from '../neon/retry.js';
 
 /** P(an operation of one kind lasts longer than `ms`); `outlasted`: past history's p99. */
@@ -63,12 +63,13 @@ export function checkPlan(s: number[], step: number, costMs: number, [minGap, ma
  */
 export function nextCheckIn(
   models: ReadonlyMap<string, Survival>,
-  open: Operation[],
+  open: AwaitedOperation[],
   now: number,
   maxGap: number,
   ladderMs: number
 ): number {
-  const need = (op: Operation) => {
+  const need = (op: AwaitedOperation) => {
+    if (!isSeen(op)) return ladderMs;
     const model = models.get(op.action);
     const created = Date.parse(op.created_at);
     if (!model || !Number.isFinite(created)) return ladderMs;

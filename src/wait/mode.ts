@@ -6,8 +6,28 @@ import { aggregateStatus, type ResultStatus, type Verdict } from './status.js';
 import type { OperationTracker } from './tracker.js';
 import type { WaitSettings } from './settings.js';
 
-/** The ways of waiting; the report's `kind`. */
-export type WaitKind = 'operations' | 'project' | 'job';
+/** The ways of waiting; the report's `kind`. Each has a row in `modes/index.ts`'s `MODES`. */
+export const WAIT_KINDS = ['operations', 'project', 'endpoint', 'job'] as const;
+export type WaitKind = (typeof WAIT_KINDS)[number];
+
+/** How the report names what a mode followed (each mode's file declares its own). */
+export interface ModeWords {
+  /** The headline's: `Neon project activity: idle`. */
+  subject: string;
+  /** The awaited operations' table heading. */
+  heading: string;
+  /** The timeline's section of the awaited operations. */
+  section: string;
+  /** A PR comment's folded title: `2 awaited`. */
+  counted: string;
+  /** Said when the mode followed no operation ('' when that needs no word). */
+  none: string;
+  /**
+   * The mode awaits a place (project, branch, compute) to be idle, which the facts line names: the
+   * headline names no operations and says `after` (being idle is no achievement of the wait).
+   */
+  awaitsPlace: boolean;
+}
 
 /** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
 export interface Conclusion {
@@ -41,11 +61,19 @@ export interface ModeContext {
 }
 
 /** Which mode the settings ask for, known before the project is (errors report it too). */
-export const kindFor = (settings: WaitSettings): WaitKind =>
-  settings.jobMark ? 'job' : settings.operationIds.length > 0 ? 'operations' : 'project';
+export function kindFor(settings: WaitSettings): WaitKind {
+  if (settings.jobMark) return 'job';
+  if (settings.operationIds.length > 0) return 'operations';
+  if (settings.endpointId) return 'endpoint';
+  return 'project';
+}
 
-export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>
-  !branchId || op.branch_id === branchId;
+/** Whether an operation is in the place followed: the compute (`endpoint_id`), else the branch, else the project. */
+export function inScope(op: Operation, { branchId, endpointId }: WaitSettings): boolean {
+  if (endpointId) return op.endpoint_id === endpointId;
+  if (branchId) return op.branch_id === branchId;
+  return true;
+}
 
 /** The conclusion for operations that did not succeed: the worst status, and why. */
 export function failed(what: string, ops: Operation[]): Conclusion {

@@ -4,7 +4,7 @@ import { InputError } from '../util/errors.js';
 
 /** The project to watch when none was named: the only one the key sees, else an error listing some. */
 export async function resolveProjectId(
-  client: NeonClient,
+  client: Pick<NeonClient, 'listProjects'>,
   given: { projectId?: string; orgId?: string },
   deadline: number
 ): Promise<string> {
@@ -14,15 +14,20 @@ export async function resolveProjectId(
   const shown = 10;
   const query = { limit: shown + 1, org_id: given.orgId };
   const { projects } = await client.listProjects(query, deadline);
-  if (projects.length === 1) return (projects[0] as { id: string }).id;
+  const [only, ...others] = projects;
+  if (only && others.length === 0) return only.id;
   const more = projects.length > shown;
   const names = projects
     .slice(0, shown)
     .map((p) => (p.name ? `${p.id} (${String(p.name).slice(0, 40)})` : p.id));
   throw new InputError('project_id', (named) => {
-    const sees = names.length
-      ? `${more ? 'more than ' : ''}${names.length} projects: ${names.join(', ')}${more ? ', …' : ''}. Set ${named('project_id')} to one of them.`
-      : `no project${given.orgId ? ` in organization ${given.orgId}` : ''}. Set ${named('project_id')} (with a personal key, projects of an organization need ${named('org_id')}).`;
-    return `${capital(named('project_id'))} is empty and the API key sees ${sees}`;
+    const intro = `${capital(named('project_id'))} is empty and the API key sees`;
+    if (names.length === 0) {
+      const where = given.orgId ? ` in organization ${given.orgId}` : '';
+      return `${intro} no project${where}. Set ${named('project_id')} (with a personal key, projects of an organization need ${named('org_id')}).`;
+    }
+    const count = more ? `more than ${names.length}` : `${names.length}`;
+    const list = more ? `${names.join(', ')}, …` : names.join(', ');
+    return `${intro} ${count} projects: ${list}. Set ${named('project_id')} to one of them.`;
   });
 }

@@ -6,6 +6,8 @@ export interface WaitSettings {
   projectId?: string;
   orgId?: string;
   branchId?: string;
+  /** Without operation ids, wait until this compute has no operation in progress. */
+  endpointId?: string;
   /** Ids to wait for, from `operation_id` and `operations` together, without repeats. */
   operationIds: string[];
   /** Operations given in the `operations` input: hints until the API confirms them. */

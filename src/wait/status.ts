@@ -20,8 +20,8 @@ export type Verdict = 'success' | 'failure' | 'pending';
 export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
 
 /**
- * The one status vocabulary (README, "What counts as done"), in the order the `status` output's
- * description lists them; the worst rank stands for several. `failed` is pending (the control plane
+ * The one status vocabulary (docs/how-it-decides.md, "Operation statuses" and "The `status`
+ * output"), in the order the `status` output's description lists them; the worst rank stands for several. `failed` is pending (the control plane
  * may retry it) but shown as failed. In-progress statuses rank between failures and successes, so
  * that `wait: false` reports "still running" over "finished" but under any failure; the wait's own,
  * but `timeout`, rank as an unknown status would. A Map, not an object literal: an API status such

@@ -1,4 +1,4 @@
-import { type Operation, shortId } from '../neon/operation.js';
+import { type AwaitedOperation, type Operation, shortId } from '../neon/operation.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
 import { classifyStatus, isKnownStatus, type Verdict } from './status.js';
@@ -118,8 +118,8 @@ export class OperationTracker {
   }
 
   /** Every awaited operation as last seen; one never seen appears with its id only. */
-  list(): Operation[] {
-    return [...this.entries].map(([id, entry]) => entry.op ?? ({ id } as Operation));
+  list(): AwaitedOperation[] {
+    return [...this.entries].map(([id, entry]) => entry.op ?? { id });
   }
 
   seen(): Operation[] {

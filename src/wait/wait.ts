@@ -1,5 +1,5 @@
 import type { NeonClient } from '../neon/client.js';
-import type { Operation } from '../neon/operation.js';
+import type { AwaitedOperation, Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
@@ -25,7 +25,7 @@ export interface WaitResult extends Ending {
   /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
   apiUnusable: boolean;
   /** Awaited operations as last seen. */
-  operations: Operation[];
+  operations: AwaitedOperation[];
   /** The newest page of List operations from the last check and when it came (epoch ms), for the summary to reuse while fresh. */
   newestPage?: FetchedPage & { fetchedAt: number };
   startedAt: number;
@@ -46,7 +46,7 @@ export interface WaitDeps {
   /** With `watchJob`: where the job's operations begin, to keep for the post step. */
   onJobMark?: (mark: JobMark) => void;
   /** After each check: the awaited operations and when the next check is due (the command's live line). */
-  onCheck?: (operations: Operation[], nextCheckAt: number) => void;
+  onCheck?: (operations: AwaitedOperation[], nextCheckAt: number) => void;
   /** How the front end names inputs in messages (the action's words by default). */
   named?: Naming;
 }
@@ -70,28 +70,37 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     return tracker.list().filter((op) => ids.has(op.id));
   };
   const kind = kindFor(settings);
-  const result = { kind, projectId: settings.projectId, startedAt } as WaitResult;
+  let projectId = settings.projectId;
+  let newestPage: (FetchedPage & { fetchedAt: number }) | undefined;
   let checksDone = 0;
   const context = () => ({ settings, startedAt, signal, checksDone, named: deps.named });
-  const end = (ending: Ending): WaitResult => {
-    const seen = { operations: tracker.list(), finishedAt: clock.now(), checks: checksDone };
-    return Object.assign(result, { timedOut: false, apiUnusable: false }, ending, seen);
-  };
+  const end = (ending: Ending): WaitResult => ({
+    kind,
+    projectId,
+    newestPage,
+    startedAt,
+    timedOut: false,
+    apiUnusable: false,
+    ...ending,
+    operations: tracker.list(),
+    finishedAt: clock.now(),
+    checks: checksDone
+  });
 
   try {
-    const projectId = await resolveProjectId(client, settings, deadline);
-    result.projectId = projectId;
+    const resolved = await resolveProjectId(client, settings, deadline);
+    projectId = resolved;
     if (settings.watchJob && !settings.jobMark) {
-      deps.onJobMark?.(await markJobStart(client, projectId, deadline, clock));
+      deps.onJobMark?.(await markJobStart(client, resolved, deadline, clock));
       if (settings.operationIds.length === 0) {
         log.info(
-          `Watching the job: the post step will wait for every operation of project ${projectId}` +
+          `Watching the job: the post step will wait for every operation of project ${resolved}` +
             `${settings.branchId ? ` (branch ${settings.branchId})` : ''} started from now on.`
         );
         return end({ status: WAIT_STATUS.watching });
       }
     }
-    const mode = modeFor(client, projectId, settings, tracker);
+    const mode = modeFor(client, resolved, settings, tracker);
     log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
 
     const pace = new Pace();
@@ -101,23 +110,27 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       checkedAt = clock.now();
       await mode.refresh(deadline);
       const page = mode.newestPage();
-      result.newestPage = page && { ...page, fetchedAt: clock.now() };
-      if (++checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
+      newestPage = page && { ...page, fetchedAt: clock.now() };
+      if (++checksDone === 1) history = learnHistory(newestPage?.operations ?? []);
       pace.update(client.throttled);
       return settings.wait ? mode.verdict() : 'success';
     };
     const delay = (checks: number): number => {
-      let ms = deps.schedule?.(checks);
-      if (ms === undefined) {
-        const step = ladder(checks, intervalMs);
-        // Operations are aged on the service's clock, which wrote their timestamps.
-        const now = serviceClock.toService(clock.now());
-        const base = nextCheckIn(history, open(), now, intervalMs, step);
-        ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
-        // When every open operation is `failed` and awaits a retry, look again near the retry.
-        const retry = tracker.nextUsefulCheck(failFast);
-        if (retry !== undefined) ms = Math.max(ms, Math.min(retry - clock.now(), 60_000));
-      }
+      const replaced = deps.schedule?.(checks);
+      if (replaced !== undefined) return replaced;
+      const step = ladder(checks, intervalMs);
+      // Operations are aged on the service's clock, which wrote their timestamps.
+      const now = serviceClock.toService(clock.now());
+      const base = nextCheckIn(history, open(), now, intervalMs, step);
+      const ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
+      // When every open operation is `failed` and awaits a retry, look again near the retry.
+      const retry = tracker.nextUsefulCheck(failFast);
+      if (retry === undefined) return ms;
+      return Math.max(ms, Math.min(retry - clock.now(), 60_000));
+    };
+    /** The loop's schedule: the next check's delay, shown to the front end as the loop sleeps. */
+    const scheduleNext = (checks: number): number => {
+      const ms = delay(checks);
       deps.onCheck?.(tracker.list(), Math.min(checkedAt + ms, deadline));
       return ms;
     };
@@ -126,7 +139,13 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const fresh = (op: Operation) =>
       isInProgress(op.status) && startedAt - Date.parse(op.created_at) < 2000;
     const firstDelay = given.length > 0 && given.every(fresh) ? 1000 : 0;
-    const loop = await waitUntil(check, { deadline, delay, firstDelay, clock, signal });
+    const loop = await waitUntil(check, {
+      deadline,
+      delay: scheduleNext,
+      firstDelay,
+      clock,
+      signal
+    });
     if (loop.outcome === 'cancelled') throw new CancelledError();
     if (loop.outcome === 'timeout') return end(deadlineEnding(context(), loop, open(), mode.scope));
     return end(mode.conclude());

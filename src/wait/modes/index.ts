@@ -1,13 +1,41 @@
 import type { NeonClient } from '../../neon/client.js';
 import { type FetchedPage, operationPages } from '../../neon/paging.js';
-import { kindFor, type WaitMode } from '../mode.js';
+import {
+  kindFor,
+  type ModeContext,
+  type ModeWords,
+  type WaitKind,
+  type WaitMode
+} from '../mode.js';
 import type { OperationTracker } from '../tracker.js';
 import type { WaitSettings } from '../settings.js';
-import { jobMode } from './job.js';
-import { operationsMode } from './operations.js';
-import { projectMode } from './project.js';
+import { endpointMode, endpointWords } from './endpoint.js';
+import { jobMode, jobWords } from './job.js';
+import { operationsMode, operationsWords } from './operations.js';
+import { projectMode, projectWords } from './project.js';
 
-const MODES = { operations: operationsMode, project: projectMode, job: jobMode };
+interface ModeRow {
+  start: (context: ModeContext) => Omit<WaitMode, 'newestPage'>;
+  words: ModeWords;
+}
+
+/** Every way of waiting: a kind without its row fails `tsc`. */
+const MODES = {
+  operations: { start: operationsMode, words: operationsWords },
+  project: { start: projectMode, words: projectWords },
+  endpoint: { start: endpointMode, words: endpointWords },
+  job: { start: jobMode, words: jobWords }
+} satisfies Record<WaitKind, ModeRow>;
+
+/** How the report names what the mode of `kind` followed. */
+export const modeWords = (kind: WaitKind): ModeWords => MODES[kind].words;
+
+/** What is followed, as the log and the messages name it. */
+function scopeOf(projectId: string, { branchId, endpointId }: WaitSettings): string {
+  if (endpointId) return `compute ${endpointId} of project ${projectId}`;
+  if (branchId) return `branch ${branchId} of project ${projectId}`;
+  return `project ${projectId}`;
+}
 
 /** The mode the settings ask for; every mode's first page of a check is kept for the summary. */
 export function modeFor(
@@ -17,13 +45,12 @@ export function modeFor(
   tracker: OperationTracker
 ): WaitMode {
   let page: FetchedPage | undefined;
-  const { branchId } = settings;
-  const mode = MODES[kindFor(settings)]({
+  const mode = MODES[kindFor(settings)].start({
     client,
     projectId,
     settings,
     tracker,
-    scope: branchId ? `branch ${branchId} of project ${projectId}` : `project ${projectId}`,
+    scope: scopeOf(projectId, settings),
     list: (deadline, limit, maxPages) =>
       operationPages(client, projectId, { limit, deadline, maxPages, onPage: (p) => (page ??= p) })
   });

@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../neon/paging.js';
-import { failed, type ModeContext } from '../mode.js';
+import { failed, type ModeContext, type ModeWords } from '../mode.js';
 import { aggregateStatus } from '../status.js';
 
 /** Pages one check may read beyond those the awaited ids need (for ids created in between). */
@@ -49,3 +49,12 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
     }
   };
 }
+
+export const operationsWords: ModeWords = {
+  subject: 'operations',
+  heading: 'Awaited operations',
+  section: 'Awaited',
+  counted: 'awaited',
+  none: '',
+  awaitsPlace: false
+};

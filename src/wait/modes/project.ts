@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
-import { failed, type ModeContext, onBranch } from '../mode.js';
+import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
 import { isInProgress, WAIT_STATUS } from '../status.js';
 
 /** The first check looks this many pages deep for work started earlier. */
@@ -19,7 +19,7 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
     async refresh(deadline: number) {
       const listed = new Set<string>();
       for await (const operations of list(deadline, PAGE_SIZE, checks++ ? 1 : FIRST_SCAN_PAGES)) {
-        for (const op of operations.filter((o) => onBranch(o, settings))) {
+        for (const op of operations.filter((o) => inScope(o, settings))) {
           listed.add(op.id);
           tracker.record(op, isInProgress(op.status));
         }
@@ -38,3 +38,12 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
     }
   };
 }
+
+export const projectWords: ModeWords = {
+  subject: 'project activity',
+  heading: 'Operations seen in progress',
+  section: 'Seen in progress',
+  counted: 'seen in progress',
+  none: 'No operation was in progress.',
+  awaitsPlace: true
+};
