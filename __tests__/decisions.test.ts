@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isAfterMark } from '../src/wait/job.js';
+import { isAfterMark } from '../src/wait/job-mark.js';
 import {
   operation,
   type OperationScript,

@@ -4,7 +4,7 @@ import { NeonClient } from '../src/neon/client.js';
 import type { Transport } from '../src/neon/http.js';
 import { ApiError } from '../src/util/errors.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
-import type { WaitSettings } from '../src/wait/settings.js';
+import type { WaitSettings } from '../src/wait/wait-settings.js';
 import { prng, SimulatedClock } from '../simulator/simulated-wait.js';
 import {
   DEFAULT_KEY,

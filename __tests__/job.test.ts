@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeMark, encodeMark, isAfterMark } from '../src/wait/job.js';
+import { decodeMark, encodeMark, isAfterMark } from '../src/wait/job-mark.js';
 import { makeOperation } from './helpers/builders.js';
 
 describe('the job mark (service timestamps and ids, never the runner clock)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { NeonClient } from '../src/neon/client.js';
 import type { Project } from '../src/neon/operation.js';
 import { InputError } from '../src/util/errors.js';
-import { resolveProjectId } from '../src/wait/project.js';
+import { resolveProjectId } from '../src/wait/project-id.js';
 
 const clientSeeing = (projects: Project[]): Pick<NeonClient, 'listProjects'> => ({
   listProjects: async () => ({ projects })

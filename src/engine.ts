@@ -7,7 +7,7 @@ import { fetchRecentOperations } from './neon/recent.js';
 import { formatDuration } from './util/duration.js';
 import { CancelledError, InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
-import type { WaitSettings } from './wait/settings.js';
+import type { WaitSettings } from './wait/wait-settings.js';
 import type { WaitLog } from './wait/tracker.js';
 import { WAIT_STATUS } from './wait/status.js';
 import { type WaitDeps, type WaitResult, waitFor } from './wait/wait.js';

@@ -1,7 +1,7 @@
 import { createTransport } from '../../src/neon/http.js';
 import { NeonClient, type RetryEvent } from '../../src/neon/client.js';
 import { readSettings } from '../../src/settings.js';
-import type { JobMark } from '../../src/wait/job.js';
+import type { JobMark } from '../../src/wait/job-mark.js';
 import { type WaitResult, waitFor } from '../../src/wait/wait.js';
 import {
   DEFAULT_KEY,

@@ -1,8 +1,8 @@
 import * as core from '@actions/core';
 import type { MainVerdict, Report } from '../report/model.js';
 import { truncate } from '../util/text.js';
-import { decodeMark, encodeMark } from '../wait/job.js';
-import type { JobMark } from '../wait/job.js';
+import { decodeMark, encodeMark } from '../wait/job-mark.js';
+import type { JobMark } from '../wait/job-mark.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import * as log from './log.js';
 

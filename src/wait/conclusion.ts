@@ -10,7 +10,7 @@ import {
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
 import type { LoopOutcome } from './loop.js';
-import type { WaitSettings } from './settings.js';
+import type { WaitSettings } from './wait-settings.js';
 import { type ResultStatus, WAIT_STATUS } from './status.js';
 
 /** How a wait ended, beyond what its mode concluded: the fields of the result this sets. */

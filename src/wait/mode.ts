@@ -4,7 +4,7 @@ import type { FetchedPage } from '../neon/paging.js';
 import { oneLine } from '../util/text.js';
 import { aggregateStatus, type ResultStatus, type Verdict } from './status.js';
 import type { OperationTracker } from './tracker.js';
-import type { WaitSettings } from './settings.js';
+import type { WaitSettings } from './wait-settings.js';
 
 /** The ways of waiting; the report's `kind`. Each has a row in `modes/index.ts`'s `MODES`. */
 export const WAIT_KINDS = ['operations', 'project', 'endpoint', 'job'] as const;

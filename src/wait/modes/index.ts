@@ -8,7 +8,7 @@ import {
   type WaitMode
 } from '../mode.js';
 import type { OperationTracker } from '../tracker.js';
-import type { WaitSettings } from '../settings.js';
+import type { WaitSettings } from '../wait-settings.js';
 import { endpointMode, endpointWords } from './endpoint.js';
 import { jobMode, jobWords } from './job.js';
 import { operationsMode, operationsWords } from './operations.js';

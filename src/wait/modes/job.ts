@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
-import { isAfterMark, predatesMark } from '../job.js';
+import { isAfterMark, predatesMark } from '../job-mark.js';
 import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 

@@ -1,5 +1,5 @@
 import type { Operation } from '../neon/operation.js';
-import type { JobMark } from './job.js';
+import type { JobMark } from './job-mark.js';
 
 /** What the wait was asked to do, as far as the wait is concerned (read from the inputs by the action). */
 export interface WaitSettings {
