@@ -59,6 +59,8 @@ export interface FaultRule {
   fault: Fault;
   /** Only requests whose path (with query) contains this. */
   match?: string;
+  /** Only requests of this method (`POST`...). */
+  method?: string;
   /** How many matching requests get the fault; Infinity for all. */
   times: number;
   /** Matching requests to let through first. */
@@ -433,10 +435,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   /** The fault for this request, if a rule matches; counts it against the rule. */
-  function takeFault(pathWithQuery: string): Fault | undefined {
+  function takeFault(method: string, pathWithQuery: string): Fault | undefined {
     const now = clock();
     for (const rule of faults) {
       if (rule.match && !pathWithQuery.includes(rule.match)) continue;
+      if (rule.method && rule.method !== method) continue;
       if (rule.times <= 0) continue;
       if (
         (rule.from !== undefined && now < rule.from) ||
@@ -517,7 +520,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     requests.push(record);
     const x: Exchange = { req, res, record };
 
-    const fault = takeFault(url.pathname + url.search);
+    const fault = takeFault(record.method, url.pathname + url.search);
     if (fault) {
       switch (fault.kind) {
         case 'status':
