@@ -6,8 +6,9 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_KEY, operation, project, type Scenario } from '../simulator/scenario.js';
+import { DEFAULT_KEY, lock, operation, project, type Scenario } from '../simulator/scenario.js';
 import {
+  LOCKED_MESSAGE,
   NEON_RATE_LIMIT,
   startSimulator,
   type RateLimit,
@@ -225,4 +226,131 @@ describe("Neon's rate limits", () => {
     now = 11_000;
     expect(await status(s, '/projects', ORG_KEY)).toBe(200);
   });
+});
+
+describe('mutations', () => {
+  const keys = { [DEFAULT_KEY]: { kind: 'personal' as const, user: 'u' } };
+
+  async function send(
+    s: Simulator,
+    method: string,
+    path: string,
+    body?: unknown
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${s.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${DEFAULT_KEY}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  }
+  const branches = `/projects/${PROJECT}/branches`;
+
+  it('a lock held 6 s answers 423 to mutations until it ends, never to reads', async () => {
+    const s = await start({
+      keys,
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: [lock(PROJECT, 0, 6000)]
+    });
+    now = 5999;
+    const locked = await send(s, 'POST', branches, {});
+    expect(locked.status).toBe(423);
+    expect(locked.body).toEqual({ code: 'LOCKED', message: LOCKED_MESSAGE });
+    expect((await send(s, 'GET', branches)).status).toBe(200);
+    expect((await send(s, 'GET', `/projects/${PROJECT}/operations`)).status).toBe(200);
+    now = 6000;
+    expect((await send(s, 'POST', branches, {})).status).toBe(201);
+    expect(s.requests.map((r) => [r.method, r.status])).toEqual([
+      ['POST', 423],
+      ['GET', 200],
+      ['GET', 200],
+      ['POST', 201]
+    ]);
+  });
+
+  it("a mutation's operations run one after another and finish on the clock, then free the project", async () => {
+    const s = await startSimulator({
+      scenario: { keys, projects: [project(PROJECT, { owner_id: 'u' })], operations: [] },
+      clock: () => now,
+      operationMs: 1000
+    });
+    sim = s;
+    const created = await send(s, 'POST', branches, { endpoints: [{ type: 'read_write' }] });
+    const ids = (created.body.operations as Array<{ id: string }>).map((op) => op.id);
+    const statuses = async (): Promise<string[]> =>
+      Promise.all(
+        ids.map(
+          async (id) =>
+            (
+              (await reply(s, `/projects/${PROJECT}/operations/${id}`)).body.operation as {
+                status: string;
+              }
+            ).status
+        )
+      );
+    expect(await statuses()).toEqual(['running', 'scheduling']);
+    now = 1000;
+    expect(await statuses()).toEqual(['finished', 'running']);
+    expect((await send(s, 'POST', branches, {})).status).toBe(423);
+    now = 2000;
+    expect(await statuses()).toEqual(['finished', 'finished']);
+    expect((await send(s, 'POST', branches, {})).status).toBe(201);
+  });
+
+  it('a deleted branch leaves the lists; its delete_timeline stays visible until it is done', async () => {
+    const s = await start({
+      keys,
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: []
+    });
+    const created = await send(s, 'POST', branches, {});
+    const id = (created.body.branch as { id: string }).id;
+    expect(s.branches(PROJECT).map((b) => b.id)).toContain(id);
+    now = 10_000;
+    const gone = await send(s, 'DELETE', `${branches}/${id}`);
+    expect(gone.status).toBe(200);
+    expect(s.branches(PROJECT).map((b) => b.id)).not.toContain(id);
+    const [op] = gone.body.operations as Array<{ id: string; action: string }>;
+    expect(op?.action).toBe('delete_timeline');
+    now = 20_000;
+    const seen = await reply(s, `/projects/${PROJECT}/operations/${op?.id}`);
+    expect((seen.body.operation as { status: string }).status).toBe('finished');
+  });
+
+  it.each(['reset-after-apply', 'hang-after-apply'] as const)(
+    '%s: the branch is created once, the client gets no answer',
+    async (kind) => {
+      const s = await start({
+        keys,
+        projects: [project(PROJECT, { owner_id: 'u' })],
+        operations: []
+      });
+      s.inject({ kind }, { times: 1, match: '/branches' });
+      const before = s.branches(PROJECT).length;
+      const aborted = new AbortController();
+      const pending = fetch(`${s.url}${branches}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${DEFAULT_KEY}` },
+        body: '{"branch":{"name":"x"}}',
+        signal: aborted.signal
+      });
+      if (kind === 'hang-after-apply') {
+        // Waits until the simulator has recorded the request, then gives up on the answer.
+        while (s.requests.length === 0 || s.branches(PROJECT).length === before)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        aborted.abort();
+      }
+      await expect(pending).rejects.toThrow();
+      expect(s.branches(PROJECT).length).toBe(before + 1);
+      expect(s.requests).toEqual([
+        expect.objectContaining({
+          method: 'POST',
+          status: kind === 'reset-after-apply' ? -1 : -2,
+          bodyBytes: 23
+        })
+      ]);
+      expect(Object.values(s.requests[0] ?? {})).not.toContain('{"branch":{"name":"x"}}');
+    }
+  );
 });

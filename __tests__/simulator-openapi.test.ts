@@ -821,3 +821,227 @@ describe('error pages from the edge (Cloudflare)', () => {
     }
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// Mutations, and the branch and endpoint reads that follow them
+// ---------------------------------------------------------------------------------------------
+
+/** The 2xx schema the document gives an operation, through a `$ref` to a shared response if any. */
+function responseValidator(path: string, method: string, status: number): ValidateFunction {
+  const operation = (doc.paths[path] as Record<string, { responses: Record<string, unknown> }>)[
+    method
+  ];
+  const response = operation?.responses[String(status)] as { $ref?: string } | undefined;
+  // In a URI fragment, the braces of a path template must be percent-encoded.
+  const base =
+    response?.$ref ??
+    `#/paths/${segment(path).replace(/\{/g, '%7B').replace(/\}/g, '%7D')}/${method}/responses/${status}`;
+  return strict(`${base}/content/${segment('application/json')}/schema`);
+}
+
+describe('mutations and the reads after them', () => {
+  const PROJECT_M = 'shiny-wind-028834';
+  let clockMs = 0;
+  let mutable: Simulator;
+
+  beforeAll(async () => {
+    mutable = await startSimulator({
+      scenario: {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT_M, { owner_id: 'user-1' })],
+        operations: []
+      },
+      clock: () => clockMs,
+      epoch: EPOCH
+    });
+  });
+  afterAll(async () => {
+    await mutable?.close();
+  });
+
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown
+  ): Promise<Reply<T>> {
+    const res = await fetch(`${mutable.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+  }
+
+  interface Created {
+    branch: { id: string };
+    endpoints: Array<{ id: string; host: string; branch_id: string }>;
+    operations: OperationBody[];
+    connection_uris?: Array<{ connection_uri: string }>;
+  }
+  const base = `/projects/${PROJECT_M}`;
+  const expectValid = (v: ValidateFunction, reply: Reply<unknown>): void =>
+    expect(problems(v, reply.body)).toEqual([]);
+  const expectError = (reply: Reply<unknown>, status: number): void => {
+    expect(reply.status).toBe(status);
+    expectApiHeaders(reply);
+    expectValid(validate.generalError, reply);
+  };
+  /** Moves the clock past every operation started so far. */
+  const idle = (): void => {
+    clockMs += 60_000;
+  };
+
+  let created: Created;
+
+  it('POST /branches with an endpoint: 201 as CreatedBranch, URIs with the password', async () => {
+    const reply = await call<Created>('POST', `${base}/branches`, {
+      branch: { name: 'preview' },
+      endpoints: [{ type: 'read_write' }]
+    });
+    expect(reply.status).toBe(201);
+    expectApiHeaders(reply);
+    expectValid(responseValidator('/projects/{project_id}/branches', 'post', 201), reply);
+    created = reply.body;
+    expect(created.operations.map((op) => [op.action, op.status])).toEqual([
+      ['create_branch', 'running'],
+      ['start_compute', 'scheduling']
+    ]);
+    const [endpoint] = created.endpoints;
+    expect(endpoint?.host).toMatch(/^ep-[a-z]+-[a-z]+-\d{6}\.us-east-2\.aws\.neon\.tech$/);
+    const body = reply.body as unknown as {
+      roles: Array<{ password: string }>;
+      connection_uris: Array<{
+        connection_uri: string;
+        connection_parameters: { pooler_host: string };
+      }>;
+    };
+    const password = body.roles[0]?.password as string;
+    expect(body.connection_uris[0]?.connection_uri).toContain(`:${password}@${endpoint?.host}/`);
+    expect(body.connection_uris[0]?.connection_parameters.pooler_host).toBe(
+      endpoint?.host.replace('.', '-pooler.')
+    );
+  });
+
+  it('423 as GeneralError while those operations run, for every mutation; reads still answer', async () => {
+    const endpointId = created.endpoints[0]?.id as string;
+    for (const [method, path, body] of [
+      ['POST', `${base}/branches`, {}],
+      ['DELETE', `${base}/branches/${created.branch.id}`, undefined],
+      ['POST', `${base}/endpoints/${endpointId}/suspend`, undefined]
+    ] as const) {
+      const reply = await call(method, path, body);
+      expectError(reply, 423);
+      expect(reply.body).toEqual({ code: 'LOCKED', message: expect.stringContaining('running') });
+    }
+    expect((await call('GET', `${base}/endpoints`)).status).toBe(200);
+  });
+
+  it('GET endpoints (project, branch, one) as EndpointsResponse and EndpointResponse', async () => {
+    idle();
+    const all = await call<{ endpoints: Array<{ id: string; branch_id: string }> }>(
+      'GET',
+      `${base}/endpoints`
+    );
+    expectValid(responseValidator('/projects/{project_id}/endpoints', 'get', 200), all);
+    expect(all.body.endpoints.map((e) => e.branch_id)).toContain(created.branch.id);
+    const ofBranch = await call('GET', `${base}/branches/${created.branch.id}/endpoints`);
+    expectValid(
+      responseValidator('/projects/{project_id}/branches/{branch_id}/endpoints', 'get', 200),
+      ofBranch
+    );
+    const one = await call<{ endpoint: { current_state: string } }>(
+      'GET',
+      `${base}/endpoints/${created.endpoints[0]?.id}`
+    );
+    expectValid(
+      responseValidator('/projects/{project_id}/endpoints/{endpoint_id}', 'get', 200),
+      one
+    );
+    expect(one.body.endpoint.current_state).toBe('active');
+  });
+
+  it('GET branches and one branch', async () => {
+    const list = await call('GET', `${base}/branches`);
+    expectValid(responseValidator('/projects/{project_id}/branches', 'get', 200), list);
+    const one = await call('GET', `${base}/branches/${created.branch.id}`);
+    expectValid(responseValidator('/projects/{project_id}/branches/{branch_id}', 'get', 200), one);
+  });
+
+  it('POST /branches without endpoints: 201, one operation, no connection URIs', async () => {
+    idle();
+    const reply = await call<Created>('POST', `${base}/branches`, { branch: {} });
+    expectValid(responseValidator('/projects/{project_id}/branches', 'post', 201), reply);
+    expect(reply.body.operations.map((op) => op.action)).toEqual(['create_branch']);
+    expect(reply.body.endpoints).toEqual([]);
+    expect(reply.body.connection_uris).toBeUndefined();
+  });
+
+  it('start and suspend an endpoint: 200 as EndpointOperations', async () => {
+    const id = created.endpoints[0]?.id as string;
+    for (const [action, expected] of [
+      ['suspend', 'suspend_compute'],
+      ['start', 'start_compute']
+    ] as const) {
+      idle();
+      const reply = await call<{ operations: OperationBody[] }>(
+        'POST',
+        `${base}/endpoints/${id}/${action}`
+      );
+      expect(reply.status).toBe(200);
+      expectValid(
+        responseValidator(`/projects/{project_id}/endpoints/{endpoint_id}/${action}`, 'post', 200),
+        reply
+      );
+      expect(reply.body.operations.map((op) => op.action)).toEqual([expected]);
+    }
+  });
+
+  it('restore (reset to the parent): 200 as BranchOperations', async () => {
+    idle();
+    const parent = (
+      await call<{ branch: { parent_id: string } }>('GET', `${base}/branches/${created.branch.id}`)
+    ).body.branch.parent_id;
+    const reply = await call('POST', `${base}/branches/${created.branch.id}/restore`, {
+      source_branch_id: parent
+    });
+    expect(reply.status).toBe(200);
+    expectValid(
+      responseValidator('/projects/{project_id}/branches/{branch_id}/restore', 'post', 200),
+      reply
+    );
+  });
+
+  it('delete a branch: 200 as BranchOperations; then gone (404 on reads, 204 on delete)', async () => {
+    idle();
+    const reply = await call<{ operations: OperationBody[] }>(
+      'DELETE',
+      `${base}/branches/${created.branch.id}`
+    );
+    expect(reply.status).toBe(200);
+    expectValid(
+      responseValidator('/projects/{project_id}/branches/{branch_id}', 'delete', 200),
+      reply
+    );
+    expect(reply.body.operations.map((op) => op.action)).toEqual([
+      'suspend_compute',
+      'delete_timeline'
+    ]);
+    expectError(await call('GET', `${base}/branches/${created.branch.id}`), 404);
+    expectError(await call('GET', `${base}/branches/${created.branch.id}/endpoints`), 404);
+    expectError(await call('GET', `${base}/endpoints/${created.endpoints[0]?.id}`), 404);
+    idle();
+    expect((await call('DELETE', `${base}/branches/${created.branch.id}`)).status).toBe(204);
+  });
+
+  it.each([
+    ['an unknown project', 'POST', '/projects/no-such-project-00000000/branches'],
+    ['an unknown parent', 'POST', `/projects/shiny-wind-028834/branches`],
+    ['an unknown endpoint', 'POST', '/projects/shiny-wind-028834/endpoints/ep-none-000000/start'],
+    ['an unknown branch to restore', 'POST', '/projects/shiny-wind-028834/branches/br-none/restore']
+  ])('404 as GeneralError for %s', async (name, method, path) => {
+    idle();
+    const body = name === 'an unknown parent' ? { branch: { parent_id: 'br-none' } } : {};
+    expectError(await call(method, path, body), 404);
+  });
+});

@@ -32,6 +32,7 @@ import {
   runPeer
 } from './peers.js';
 import { prng } from '../simulator/simulated-wait.js';
+import { type LockedJob, REQUEST_PEERS, type RequestPeer, runLocked } from './locked.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PROJECT = 'bench-project-1';
@@ -546,11 +547,96 @@ async function realTimeTable(): Promise<string> {
   return table(['measure', 'result', 'figure'], rows);
 }
 
-// BENCH_ONLY=learned prints only the learned schedule's table.
+const LOCK_ENDS = 6000;
+const said = (job: LockedJob): string => `${job.ending} ${job.detail ?? ''}`.trim();
+
+/** (a) Locked 6 s by another operation, then free; the job starts somewhere in its first second. */
+async function lockedThenFree(peer: RequestPeer): Promise<string[]> {
+  const after: number[] = [];
+  const lockedPosts: number[] = [];
+  const endings = new Set<string>();
+  for (let i = 0; i < TRIALS; i++) {
+    const startAt = Math.round(prng(500 + i)() * 1000);
+    const lockMs: [number, number] = [0, LOCK_ENDS];
+    const run = await runLocked({ peer, jobs: 1, startAt, lockMs, limitMs: 5 * 60_000, seed: i });
+    const job = run.jobs[0] as LockedJob;
+    if (job.acceptedAt === undefined) endings.add(said(job));
+    else after.push(job.acceptedAt - LOCK_ENDS);
+    lockedPosts.push(run.locked);
+  }
+  const accepted = `${after.length}/${TRIALS} accepted`;
+  return [
+    'locked 6 s, then free',
+    peer.name,
+    [accepted, ...endings].join('; '),
+    `accepted ${fmt(median(after))} after the lock ended (median); ${median(lockedPosts)} POSTs while locked (median)`
+  ];
+}
+
+/** (b) 10 jobs create a branch each in one project at once; each creation runs 2 s. */
+async function tenAtOnce(peer: RequestPeer): Promise<string[]> {
+  const run = await runLocked({ peer, jobs: 10, operationMs: 2000, limitMs: 10 * 60_000 });
+  const accepted = run.jobs.flatMap((job) =>
+    job.acceptedAt === undefined ? [] : [job.acceptedAt]
+  );
+  const failed = run.jobs.filter((job) => job.acceptedAt === undefined);
+  const lastDone = accepted.length ? Math.max(...accepted) + 2000 : NaN;
+  return [
+    '10 jobs at once, 2 s operations',
+    peer.name,
+    failed.length
+      ? `${failed.length} of 10 failed (${said(failed[0] as LockedJob)})`
+      : 'all accepted',
+    `${run.created} created, ${run.names} distinct names; last done at ${fmt(lastDone)} (goal ≤ ${fmt(1.5 * 20_000 + 5000)}); busiest minute ${run.busiestMinute} requests`
+  ];
+}
+
+/** (c) A lock that never ends; the action's timeout is 1 min, the others have their own. */
+async function neverFree(peer: RequestPeer): Promise<string[]> {
+  const run = await runLocked({ peer, jobs: 1, lockMs: [0, Infinity], limitMs: 15 * 60_000 });
+  const job = run.jobs[0] as LockedJob;
+  return [
+    'a lock that never ends',
+    peer.name,
+    said(job),
+    `ended at ${fmt(job.endedAt)}; ${run.requests} requests`
+  ];
+}
+
+/** (d) The POST reaches the API and is applied, then the connection is reset. */
+async function resetAfterPost(peer: RequestPeer): Promise<string[]> {
+  const run = await runLocked({
+    peer,
+    jobs: 1,
+    limitMs: 5 * 60_000,
+    prepare: (sim) => sim.inject({ kind: 'reset-after-apply' }, { times: 1, method: 'POST' })
+  });
+  const job = run.jobs[0] as LockedJob;
+  return [
+    'reset after the POST was received',
+    peer.name,
+    said(job),
+    `${run.posts} POST(s) sent; ${run.created} branch(es) created`
+  ];
+}
+
+/** The four locked cases of issue 29's goals table, each tool on the same scenario. */
+async function lockedTable(): Promise<string> {
+  const rows: string[][] = [];
+  for (const measure of [lockedThenFree, tenAtOnce, neverFree, resetAfterPost])
+    for (const peer of REQUEST_PEERS) rows.push(await measure(peer));
+  return table(['case', 'tool', 'ended as', 'figures'], rows);
+}
+
+// BENCH_ONLY=learned (or locked) prints only that table.
 const only = process.env.BENCH_ONLY;
 console.log(`# Benchmark (${new Date().toISOString().slice(0, 16)}Z, ${TRIALS} trials each)\n`);
 if (only === 'learned') {
   console.log(await learnedTable());
+  process.exit(0);
+}
+if (only === 'locked') {
+  console.log(await lockedTable());
   process.exit(0);
 }
 console.log('## Noticing the end of one operation (simulated time)\n');
@@ -569,6 +655,8 @@ console.log(
   `\n## A crowd: ${CROWD} jobs of one account under Neon's rate limits (simulated time, 10 ms resolution)\n`
 );
 console.log(await crowdTable());
+console.log('\n## A locked project: the request before the wait (simulated time)\n');
+console.log(await lockedTable());
 console.log(
   '\n## Start-up, end-to-end latency and memory (real time, dist/index.js and dist/cli as they run)\n'
 );

@@ -358,7 +358,7 @@ function statuses(sim: Simulator, job: JobSpec): string[] {
 }
 
 /** Most timestamps in any 60 s window. */
-function busiestMinute(times: number[]): number {
+export function busiestMinute(times: number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
   let best = 0;
   for (let i = 0, j = 0; i < sorted.length; i++) {

@@ -1,7 +1,8 @@
 /**
  * `npm run simulator`: the API simulator on 127.0.0.1 with the demo scenario (a branch being
  * created and its compute started), for trying the command or the action by hand or in a workflow
- * job. The operations start at the first request, however long the user takes to paste. It prints
+ * job, and the mutations (create, delete and restore a branch, start and suspend an endpoint) with
+ * 423 Locked. The operations start at the first request, however long the user takes to paste. It prints
  * the lines to paste for the command and what to pass to the action and, inside GitHub Actions,
  * writes the latter to $GITHUB_OUTPUT as `api_host`, `api_key`, `project_id` and `operations`.
  * Stops on SIGINT/SIGTERM.
@@ -45,6 +46,14 @@ Try the command (its operations start at its first request):
 
 Or the action's inputs:`);
 for (const [name, value] of Object.entries(values)) console.log(`  ${name}: ${value}`);
+console.log(`
+It also serves the mutations (423 Locked while another operation of the project runs, as
+until about 4 s after the first request here), with the branch and endpoint reads:
+  POST   /projects/{project_id}/branches            (with or without "endpoints")
+  DELETE /projects/{project_id}/branches/{branch_id}
+  POST   /projects/{project_id}/branches/{branch_id}/restore   (reset: the parent as source_branch_id)
+  POST   /projects/{project_id}/endpoints/{endpoint_id}/start | /suspend
+  GET    /projects/{project_id}/branches[/{branch_id}[/endpoints]], /projects/{project_id}/endpoints[/{endpoint_id}]`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void sim.close().then(() => process.exit(0)));
 }

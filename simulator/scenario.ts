@@ -66,10 +66,37 @@ export type KeyScript = (
   | { kind: 'project'; project: string }
 ) & { account?: string };
 
+/** A branch; its state changes at the given times (`ready` from `created` when left out). */
+export interface BranchScript {
+  id: string;
+  project_id: string;
+  name: string;
+  parent_id?: string;
+  default?: boolean;
+  created: number;
+  states?: Array<[number, string]>;
+}
+
+/** A compute endpoint; `idle` from `created` when `states` is left out. */
+export interface EndpointScript {
+  id: string;
+  project_id: string;
+  branch_id: string;
+  type?: 'read_write' | 'read_only';
+  created: number;
+  states?: Array<[number, 'init' | 'active' | 'idle']>;
+}
+
 export interface Scenario {
   keys: Record<string, KeyScript>;
   projects: ProjectScript[];
   operations: OperationScript[];
+  /**
+   * Branches and endpoints, for the mutation routes and the endpoint lists. A project without a
+   * branch here gets a default one, `main`, with an idle read-write endpoint (see `server.ts`).
+   */
+  branches?: BranchScript[];
+  endpoints?: EndpointScript[];
 }
 
 export const DEFAULT_KEY = 'neon-sim-key-0123456789abcdef';
@@ -110,6 +137,20 @@ export function pastOperations(
       [at + Math.round(length), 'finished']
     ]);
   });
+}
+
+/**
+ * Another operation holding the project from `from` for `forMs` (ms; Infinity: never released):
+ * every mutation answers 423 Locked meanwhile.
+ */
+export function lock(
+  projectId: string,
+  from: number,
+  forMs: number,
+  action = 'apply_config'
+): OperationScript {
+  const end: Array<[number, string]> = Number.isFinite(forMs) ? [[from + forMs, 'finished']] : [];
+  return operation(projectId, action, [[from, 'running'], ...end]);
 }
 
 export function project(id: string, fields: Partial<ProjectScript> = {}): ProjectScript {
@@ -216,9 +257,39 @@ export function branchCreation(projectId = 'restless-sun-58231907'): {
     ],
     { branch_id: branch, endpoint_id: endpoint }
   );
-  return {
-    scenario: singleProject(projectId, [...history, createBranch, startCompute]),
-    createBranch,
-    startCompute
-  };
+  const scenario = singleProject(projectId, [...history, createBranch, startCompute]);
+  scenario.branches = [
+    { id: main, project_id: projectId, name: 'main', default: true, created: -86_400_000 },
+    {
+      id: branch,
+      project_id: projectId,
+      name: 'preview/pr-42',
+      parent_id: main,
+      created: -300,
+      states: [
+        [-300, 'init'],
+        [2400, 'ready']
+      ]
+    }
+  ];
+  scenario.endpoints = [
+    {
+      id: mainEndpoint,
+      project_id: projectId,
+      branch_id: main,
+      created: -86_400_000,
+      states: [[-86_400_000, 'active']]
+    },
+    {
+      id: endpoint,
+      project_id: projectId,
+      branch_id: branch,
+      created: -300,
+      states: [
+        [-300, 'init'],
+        [4200, 'active']
+      ]
+    }
+  ];
+  return { scenario, createBranch, startCompute };
 }

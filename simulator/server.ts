@@ -2,7 +2,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import {
+  branchBody,
+  connectionDetails,
+  databaseBody,
+  endpointBody,
+  endpointHost,
+  newBranchId,
+  newEndpointId,
+  newPassword,
+  roleBody,
+  stateAt,
+  type PostgresTarget
+} from './resources.js';
 import type {
+  BranchScript,
+  EndpointScript,
   KeyScript,
   OperationScript,
   ProjectScript,
@@ -11,8 +26,11 @@ import type {
 } from './scenario.js';
 
 /**
- * A local stand-in for the control-plane API v2: List projects, List operations and Get operation,
- * with the real service's shapes (checked against the official OpenAPI document in the tests), its
+ * A local stand-in for the control-plane API v2: List projects, List operations and Get operation;
+ * the mutations users run most (create, delete and restore a branch, start and suspend an
+ * endpoint), each starting operations that run and finish on the simulator's clock and answering
+ * `423 Locked` while another operation of the project is in progress; the branch and endpoint
+ * reads that follow them. All with the real service's shapes (checked against the official OpenAPI document in the tests), its
  * pagination (a cursor even on the last page), and what recorded real traffic shows beyond the
  * document: the request id in the `X-Neon-Ret-Request-Id` header and not in error bodies, answers
  * through Cloudflare (its headers, gzip when asked, chunked bodies, HTML pages for edge errors),
@@ -28,6 +46,10 @@ export type Fault =
   | { kind: 'html'; status?: number }
   | { kind: 'reset' }
   | { kind: 'hang' }
+  /** The request is handled (a mutation applied, its operations started), then the connection is reset. */
+  | { kind: 'reset-after-apply' }
+  /** The request is handled, then no answer ever comes. */
+  | { kind: 'hang-after-apply' }
   | { kind: 'malformed' }
   | { kind: 'missing-fields' }
   | { kind: 'echo-key'; status?: number }
@@ -37,6 +59,8 @@ export interface FaultRule {
   fault: Fault;
   /** Only requests whose path (with query) contains this. */
   match?: string;
+  /** Only requests of this method (`POST`...). */
+  method?: string;
   /** How many matching requests get the fault; Infinity for all. */
   times: number;
   /** Matching requests to let through first. */
@@ -86,6 +110,8 @@ export interface RequestRecord {
   userAgent?: string;
   /** The id sent back in `X-Neon-Ret-Request-Id`; none for edge pages, resets and hangs. */
   requestId?: string;
+  /** Size of the request's body in bytes (never its content: it may hold secrets). */
+  bodyBytes: number;
 }
 
 /** One request, its answer and its record. */
@@ -93,7 +119,16 @@ interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   record: RequestRecord;
+  /** A fault that strikes once the request is handled, instead of the answer. */
+  after?: 'reset-after-apply' | 'hang-after-apply';
 }
+
+/** The service's message for 423, as Neon's own test fixture (`neon_api.py`) matches it. */
+export const LOCKED_MESSAGE =
+  'project already has running conflicting operations, scheduling of new ones is prohibited';
+
+/** Statuses of an operation that holds its project: mutations answer 423 meanwhile. */
+const IN_PROGRESS = new Set(['scheduling', 'running', 'cancelling']);
 
 export interface SimulatorOptions {
   scenario: Scenario;
@@ -110,6 +145,10 @@ export interface SimulatorOptions {
   skewMs?: number;
   rateLimit?: RateLimit;
   port?: number;
+  /** How long each operation started by a mutation runs (simulator clock, ms); 2000 by default. */
+  operationMs?: number;
+  /** Connection URIs of new branches point at this server instead of the endpoint's host. */
+  postgres?: PostgresTarget;
 }
 
 export interface Simulator {
@@ -128,6 +167,8 @@ export interface Simulator {
   setRateLimit(limit: RateLimit | undefined): void;
   /** The simulator's clock (ms): since its start, or since the first request with `startOnFirstRequest` (0 until then). */
   now(): number;
+  /** The project's branches that exist now (created by the scenario or by requests, not deleted). */
+  branches(projectId: string): BranchScript[];
   /** The operation as the API would return it now, or undefined if it does not exist yet. */
   render(op: OperationScript): Record<string, unknown> | undefined;
   close(): Promise<void>;
@@ -177,6 +218,22 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return value;
   };
   scenario.operations.forEach(stamp);
+  const operationMs = options.operationMs ?? 2000;
+  const branches: BranchScript[] = scenario.branches ?? [];
+  const endpoints: EndpointScript[] = scenario.endpoints ?? [];
+  for (const p of scenario.projects) {
+    if (branches.some((b) => b.project_id === p.id)) continue;
+    const main = defaultBranch(p.id);
+    branches.push(main);
+    endpoints.push({
+      id: defaultEndpointId(p.id),
+      project_id: p.id,
+      branch_id: main.id,
+      created: main.created
+    });
+  }
+  /** Branches deleted by a request, with when; unlike `deletedBranches`, their operations stay. */
+  const branchGone = new Map<string, number>();
 
   const projectById = (id: string): ProjectScript | undefined =>
     scenario.projects.find((p) => p.id === id);
@@ -313,11 +370,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   /** A body as the edge sends it: chunked, and gzipped when the client accepts gzip. */
   function writeBody(
-    { req, res, record }: Exchange,
+    { req, res, record, after }: Exchange,
     status: number,
     headers: Record<string, string>,
     text: string
   ): void {
+    if (after === 'reset-after-apply') {
+      record.status = -1;
+      return void req.socket.destroy();
+    }
+    if (after === 'hang-after-apply') {
+      record.status = -2;
+      return; // never answers; the socket is destroyed on close()
+    }
     record.status = status;
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     res.writeHead(status, { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
@@ -373,10 +438,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   /** The fault for this request, if a rule matches; counts it against the rule. */
-  function takeFault(pathWithQuery: string): Fault | undefined {
+  function takeFault(method: string, pathWithQuery: string): Fault | undefined {
     const now = clock();
     for (const rule of faults) {
       if (rule.match && !pathWithQuery.includes(rule.match)) continue;
+      if (rule.method && rule.method !== method) continue;
       if (rule.times <= 0) continue;
       if (
         (rule.from !== undefined && now < rule.from) ||
@@ -421,7 +487,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return undefined;
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  /** Reads the body (its size is recorded), then handles the request. */
+  function receive(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks)));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     if (started === undefined) {
       // Time 0 (and the timestamps' epoch) is now; creation times are stamped again from it.
       started = Date.now();
@@ -444,12 +517,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       status: 0,
       key,
       route: `${req.method ?? 'GET'} ${routeTemplate(parts)}`,
-      userAgent: req.headers['user-agent']
+      userAgent: req.headers['user-agent'],
+      bodyBytes: body.length
     };
     requests.push(record);
     const x: Exchange = { req, res, record };
 
-    const fault = takeFault(url.pathname + url.search);
+    const fault = takeFault(record.method, url.pathname + url.search);
     if (fault) {
       switch (fault.kind) {
         case 'status':
@@ -480,6 +554,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
           record.status = 302;
           res.writeHead(302, { ...edgeHeaders(), location: fault.location });
           return void res.end();
+        case 'reset-after-apply':
+        case 'hang-after-apply':
+          x.after = fault.kind;
       }
     }
 
@@ -497,17 +574,295 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         rateLimit?.retryAfter ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {}
       );
     }
-    if (req.method !== 'GET') return error(x, 405, 'method not allowed');
     if (parts[0] !== 'api' || parts[1] !== 'v2') return error(x, 404, 'not found');
+    const method = req.method ?? 'GET';
+    if (segments.length === 1 && segments[0] === 'projects') {
+      if (method !== 'GET') return error(x, 405, 'method not allowed');
+      return listProjects(x, url, keyScript);
+    }
+    if (segments[0] !== 'projects' || segments.length < 3) return error(x, 404, 'not found');
+    const projectId = segments[1] as string;
+    if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
+    const p = projectById(projectId) as ProjectScript;
+    const route = routeTemplate(parts);
+    if (method === 'GET') {
+      if (segments[2] === 'operations' && segments.length === 3)
+        return listOperations(x, url, projectId);
+      if (segments[2] === 'operations' && segments.length === 4)
+        return getOperation(x, projectId, segments[3] as string);
+      return read(x, p, route, segments);
+    }
+    let json: Record<string, unknown> = {};
+    if (body.length > 0) {
+      try {
+        json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        return error(x, 400, 'request body is not valid JSON');
+      }
+    }
+    return mutate(x, p, `${method} ${route}`, segments, json);
+  }
 
-    if (segments.length === 1 && segments[0] === 'projects') return listProjects(x, url, keyScript);
-    if (segments[0] === 'projects' && segments[2] === 'operations' && segments.length <= 4) {
-      const projectId = segments[1] as string;
-      if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
-      if (segments.length === 3) return listOperations(x, url, projectId);
-      return getOperation(x, projectId, segments[3] as string);
+  // -------------------------------------------------------------------------------------------
+  // Branches and endpoints
+  // -------------------------------------------------------------------------------------------
+
+  const iso = (ms: number): string => isoSeconds(epoch + ms);
+  const liveBranches = (projectId: string): BranchScript[] =>
+    branches.filter(
+      (b) => b.project_id === projectId && b.created <= clock() && !deleted(branchGone.get(b.id))
+    );
+  const branchById = (projectId: string, id: string): BranchScript | undefined =>
+    liveBranches(projectId).find((b) => b.id === id);
+  const liveEndpoints = (projectId: string): EndpointScript[] =>
+    endpoints.filter(
+      (e) => e.project_id === projectId && branchById(projectId, e.branch_id) !== undefined
+    );
+  const endpointList = (p: ProjectScript, list: EndpointScript[]): Record<string, unknown> => ({
+    endpoints: list.map((e) => endpointBody(e, p, clock(), iso))
+  });
+
+  function read(x: Exchange, p: ProjectScript, route: string, segments: string[]): void {
+    const [, , , id, sub] = segments;
+    switch (route) {
+      case '/projects/{project_id}/branches':
+        return send(x, 200, {
+          branches: liveBranches(p.id).map((b) => branchBody(b, clock(), iso)),
+          annotations: {}
+        });
+      case '/projects/{project_id}/branches/{branch_id}': {
+        const branch = branchById(p.id, id as string);
+        if (!branch) return error(x, 404, `branch not found: ${id}`);
+        return send(x, 200, {
+          branch: branchBody(branch, clock(), iso),
+          annotation: { object: { type: 'console/branch', id: branch.id }, value: {} }
+        });
+      }
+      case '/projects/{project_id}/branches/{branch_id}/endpoints': {
+        if (!branchById(p.id, id as string)) return error(x, 404, `branch not found: ${id}`);
+        const list = liveEndpoints(p.id).filter((e) => e.branch_id === id);
+        return send(x, 200, endpointList(p, list));
+      }
+      case '/projects/{project_id}/endpoints':
+        return send(x, 200, endpointList(p, liveEndpoints(p.id)));
+      case '/projects/{project_id}/endpoints/{endpoint_id}': {
+        const endpoint = liveEndpoints(p.id).find((e) => e.id === id);
+        if (!endpoint || sub) return error(x, 404, `endpoint not found: ${id}`);
+        return send(x, 200, { endpoint: endpointBody(endpoint, p, clock(), iso) });
+      }
     }
     return error(x, 404, 'not found');
+  }
+
+  /** Operations of the project in progress now: while there is one, mutations answer 423. */
+  const holders = (projectId: string): OperationScript[] =>
+    scenario.operations.filter((op) => {
+      if (op.project_id !== projectId || !exists(op)) return false;
+      const status = stateAt(
+        op.steps.map((step): [number, string] => [step.at, step.status]),
+        clock()
+      );
+      return IN_PROGRESS.has(status ?? 'scheduling');
+    });
+
+  /**
+   * Starts operations one after the other, each running `operationMs`: the first runs now, the
+   * next are scheduled until the one before has finished. Answers their bodies and when the last ends.
+   */
+  function start(
+    projectId: string,
+    chain: Array<{ action: string; branch_id: string; endpoint_id?: string }>
+  ): { operations: Array<Record<string, unknown>>; done: number } {
+    const now = clock();
+    const started = chain.map((fields, i) => {
+      const begin = now + i * operationMs;
+      const timeline: StepScript[] = [
+        ...(i > 0 ? [{ at: now, status: 'scheduling' }] : []),
+        { at: begin, status: 'running' },
+        { at: begin + operationMs, status: 'finished' }
+      ];
+      const op: OperationScript = {
+        id: randomUUID(),
+        project_id: projectId,
+        ...fields,
+        created: now,
+        steps: timeline
+      };
+      scenario.operations.push(op);
+      stamp(op);
+      return op;
+    });
+    return {
+      operations: started.map((op) => render(op) as Record<string, unknown>),
+      done: now + chain.length * operationMs
+    };
+  }
+
+  function mutate(
+    x: Exchange,
+    p: ProjectScript,
+    route: string,
+    segments: string[],
+    json: Record<string, unknown>
+  ): void {
+    const [, , , id, action] = segments;
+    const target = (): BranchScript | EndpointScript | undefined =>
+      route.includes('{endpoint_id}')
+        ? liveEndpoints(p.id).find((e) => e.id === id)
+        : branchById(p.id, id as string);
+    const known = [
+      'POST /projects/{project_id}/branches',
+      'DELETE /projects/{project_id}/branches/{branch_id}',
+      'POST /projects/{project_id}/branches/{branch_id}/restore',
+      'POST /projects/{project_id}/endpoints/{endpoint_id}/start',
+      'POST /projects/{project_id}/endpoints/{endpoint_id}/suspend'
+    ];
+    if (!known.includes(route)) return error(x, 404, 'not found');
+    if (route === 'DELETE /projects/{project_id}/branches/{branch_id}' && !target()) {
+      // The document: 204 "if the branch doesn't exist or has already been deleted".
+      x.record.status = 204;
+      x.res.writeHead(204, edgeHeaders());
+      return void x.res.end();
+    }
+    if (id !== undefined && !target()) {
+      const what = route.includes('{endpoint_id}') ? 'endpoint' : 'branch';
+      return error(x, 404, `${what} not found: ${id}`);
+    }
+    if (holders(p.id).length > 0) return error(x, 423, LOCKED_MESSAGE, {}, 'LOCKED');
+    switch (route) {
+      case 'POST /projects/{project_id}/branches':
+        return createBranch(x, p, json);
+      case 'DELETE /projects/{project_id}/branches/{branch_id}':
+        return deleteBranch(x, p, target() as BranchScript);
+      case 'POST /projects/{project_id}/branches/{branch_id}/restore':
+        return restoreBranch(x, p, target() as BranchScript, json);
+      default:
+        return startOrSuspend(x, p, target() as EndpointScript, action === 'start');
+    }
+  }
+
+  function createBranch(x: Exchange, p: ProjectScript, json: Record<string, unknown>): void {
+    const asked = (json.branch ?? {}) as { name?: unknown; parent_id?: unknown };
+    const parent =
+      typeof asked.parent_id === 'string'
+        ? branchById(p.id, asked.parent_id)
+        : liveBranches(p.id).find((b) => b.default);
+    if (!parent) return error(x, 404, `branch not found: ${String(asked.parent_id)}`);
+    const wanted = Array.isArray(json.endpoints) ? json.endpoints.length : 0;
+    const now = clock();
+    const id = newBranchId();
+    const chain: Array<{ action: string; branch_id: string; endpoint_id?: string }> = [
+      { action: 'create_branch', branch_id: id }
+    ];
+    const created: EndpointScript[] = [];
+    for (let i = 0; i < wanted; i++) {
+      const endpoint: EndpointScript = {
+        id: newEndpointId(),
+        project_id: p.id,
+        branch_id: id,
+        created: now,
+        states: [[now, 'init']]
+      };
+      created.push(endpoint);
+      chain.push({ action: 'start_compute', branch_id: id, endpoint_id: endpoint.id });
+    }
+    const { operations, done } = start(p.id, chain);
+    for (const endpoint of created) endpoint.states?.push([done, 'active']);
+    const branch: BranchScript = {
+      id,
+      project_id: p.id,
+      name: typeof asked.name === 'string' ? asked.name : id,
+      parent_id: parent.id,
+      created: now,
+      states: [
+        [now, 'init'],
+        [now + operationMs, 'ready']
+      ]
+    };
+    branches.push(branch);
+    endpoints.push(...created);
+    const password = newPassword();
+    const at = iso(now);
+    send(x, 201, {
+      branch: branchBody(branch, now, iso),
+      endpoints: created.map((e) => endpointBody(e, p, now, iso)),
+      operations,
+      roles: [roleBody(id, at, password)],
+      databases: [databaseBody(id, at)],
+      // The service sends connection URIs when the new branch has an endpoint to connect to.
+      ...(created.length > 0
+        ? {
+            connection_uris: created.map((e) =>
+              connectionDetails(endpointHost(e, p), password, options.postgres)
+            )
+          }
+        : {})
+    });
+  }
+
+  /** What the document's example shows: each active endpoint suspended, then the timeline deleted. */
+  function deleteBranch(x: Exchange, p: ProjectScript, branch: BranchScript): void {
+    const active = liveEndpoints(p.id).filter(
+      (e) => e.branch_id === branch.id && stateAt(e.states ?? [], clock()) === 'active'
+    );
+    const { operations } = start(p.id, [
+      ...active.map((e) => ({
+        action: 'suspend_compute',
+        branch_id: branch.id,
+        endpoint_id: e.id
+      })),
+      { action: 'delete_timeline', branch_id: branch.id }
+    ]);
+    const body = branchBody(branch, clock(), iso);
+    branchGone.set(branch.id, clock());
+    send(x, 200, { branch: body, operations });
+  }
+
+  /**
+   * Restore (and reset to the parent: `source_branch_id` is the parent). The document does not say
+   * which operations it starts; the simulator starts a new timeline, then each endpoint again.
+   */
+  function restoreBranch(
+    x: Exchange,
+    p: ProjectScript,
+    branch: BranchScript,
+    json: Record<string, unknown>
+  ): void {
+    const source = typeof json.source_branch_id === 'string' ? json.source_branch_id : undefined;
+    if (!source) return error(x, 400, 'source_branch_id is required');
+    if (!branchById(p.id, source)) return error(x, 404, `branch not found: ${source}`);
+    const own = liveEndpoints(p.id).filter((e) => e.branch_id === branch.id);
+    const { operations, done } = start(p.id, [
+      { action: 'create_timeline', branch_id: branch.id },
+      ...own.map((e) => ({ action: 'start_compute', branch_id: branch.id, endpoint_id: e.id }))
+    ]);
+    const now = clock();
+    branch.states = [
+      ...(branch.states ?? [[branch.created, 'ready']]),
+      [now, 'resetting'],
+      [done, 'ready']
+    ];
+    send(x, 200, { branch: branchBody(branch, now, iso), operations });
+  }
+
+  function startOrSuspend(
+    x: Exchange,
+    p: ProjectScript,
+    endpoint: EndpointScript,
+    starting: boolean
+  ): void {
+    const { operations, done } = start(p.id, [
+      {
+        action: starting ? 'start_compute' : 'suspend_compute',
+        branch_id: endpoint.branch_id,
+        endpoint_id: endpoint.id
+      }
+    ]);
+    endpoint.states = [
+      ...(endpoint.states ?? [[endpoint.created, 'idle']]),
+      [done, starting ? 'active' : 'idle']
+    ];
+    send(x, 200, { endpoint: endpointBody(endpoint, p, clock(), iso), operations });
   }
 
   function listProjects(x: Exchange, url: URL, key: KeyScript): void {
@@ -562,7 +917,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     send(x, 200, { operation: body });
   }
 
-  const server = createServer(handle);
+  const server = createServer(receive);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -593,6 +948,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       hits.clear();
     },
     now: clock,
+    branches: liveBranches,
     render,
     close: () =>
       new Promise<void>((resolve) => {
@@ -602,14 +958,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   };
 }
 
+const ID_NAMES: Record<string, string> = {
+  projects: '{project_id}',
+  operations: '{operation_id}',
+  branches: '{branch_id}',
+  endpoints: '{endpoint_id}'
+};
+
 /** `api/v2/projects/x/operations/y` → `/projects/{project_id}/operations/{operation_id}`. */
 function routeTemplate(parts: string[]): string {
   const named = parts.map((part, i) =>
-    i === 3 && parts[2] === 'projects'
-      ? '{project_id}'
-      : i === 5 && parts[4] === 'operations'
-        ? '{operation_id}'
-        : part
+    i >= 3 && i % 2 === 1 ? (ID_NAMES[parts[i - 1] as string] ?? part) : part
   );
   return `/${named.slice(parts[0] === 'api' && parts[1] === 'v2' ? 2 : 0).join('/')}`;
 }
@@ -657,4 +1016,26 @@ function defaultMessage(status: number): string {
     : status === 423
       ? 'project is locked by another operation'
       : 'internal error';
+}
+
+/** A project's default branch when the scenario names none: `main`, there since long ago. */
+function defaultBranch(projectId: string): BranchScript {
+  return {
+    id: `br-main-${digits(projectId, 8)}`,
+    project_id: projectId,
+    name: 'main',
+    default: true,
+    created: -30 * 86_400_000
+  };
+}
+
+function defaultEndpointId(projectId: string): string {
+  return `ep-main-${digits(projectId, 6)}`;
+}
+
+/** `length` digits derived from `text`, so a project's default ids are the same in every run. */
+function digits(text: string, length: number): string {
+  let hash = 7;
+  for (const c of text) hash = (hash * 31 + c.charCodeAt(0)) % 10 ** length;
+  return String(hash).padStart(length, '0');
 }

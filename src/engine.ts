@@ -1,5 +1,6 @@
 import type { DatabaseTarget } from './database/url.js';
 import { checkDatabase } from './wait/database.js';
+import { checkUrlBranch } from './wait/url-branch.js';
 import { NeonClient } from './neon/client.js';
 import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
@@ -78,7 +79,9 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
   try {
     const waited = await waitFor(settings, { ...deps, client });
-    const result = await checkDatabase(waited, settings, deps);
+    const owned = await checkUrlBranch(waited, settings, { ...deps, client });
+    // A URL of another branch is refused before any connection.
+    const result = owned.database ? owned : await checkDatabase(owned, settings, deps);
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {
       waited: settings.wait,

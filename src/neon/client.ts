@@ -86,6 +86,17 @@ export class NeonClient {
     return this.get(path, deadline, accept, ['project', missing]);
   }
 
+  /** The compute endpoint and the branch it belongs to (`GET /projects/{id}/endpoints/{endpoint_id}`). */
+  getEndpoint(
+    projectId: string,
+    endpointId: string,
+    deadline: number
+  ): Promise<{ id: string; branchId: string }> {
+    const path = `/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}`;
+    const missing = `Endpoint ${endpointId} was not found in project ${projectId}, or this API key cannot see that project`;
+    return this.get(path, deadline, (body) => endpointOf(body.endpoint), [undefined, missing]);
+  }
+
   listProjects(
     page: { limit: number; org_id?: string },
     deadline: number
@@ -239,6 +250,14 @@ function operationOf(value: unknown): Operation | undefined {
   checkId('operation id', op.id, UUID);
   checkId('operation "project_id"', op.project_id, RESOURCE_ID);
   return op;
+}
+
+function endpointOf(value: unknown): { id: string; branchId: string } | undefined {
+  const { id, branch_id: branchId } = (value ?? {}) as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof branchId !== 'string') return undefined;
+  checkId('endpoint id', id, RESOURCE_ID);
+  checkId('endpoint "branch_id"', branchId, RESOURCE_ID);
+  return { id, branchId };
 }
 
 function projectOf(value: unknown): Project | undefined {

@@ -1,0 +1,56 @@
+/**
+ * The locked-case peers do what their sources do (bench/locked.ts cites them): counted in
+ * requests and branches, never in time.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { createBranchActionPeer, neonctlPeer, runLocked, terraformPeer } from './locked.js';
+
+const forever: [number, number] = [0, Infinity];
+
+describe('the locked-case peers', () => {
+  it('neonctl sends 5 POSTs to a project locked for good, then gives up', async () => {
+    const run = await runLocked({ peer: neonctlPeer, jobs: 1, lockMs: forever, limitMs: 600_000 });
+    expect(run.jobs[0]).toMatchObject({ ending: 'error', detail: 'HTTP 423 after 5 tries' });
+    expect([run.posts, run.locked, run.created]).toEqual([5, 5, 0]);
+  });
+
+  it('the Terraform provider sends 120 POSTs, then gives up', async () => {
+    const run = await runLocked({
+      peer: terraformPeer,
+      jobs: 1,
+      lockMs: forever,
+      limitMs: 600_000
+    });
+    expect(run.jobs[0]?.ending).toBe('error');
+    expect([run.posts, run.locked]).toEqual([120, 120]);
+  });
+
+  it('create-branch-action v6 fails on the first 423', async () => {
+    const run = await runLocked({
+      peer: createBranchActionPeer,
+      jobs: 1,
+      lockMs: forever,
+      limitMs: 600_000
+    });
+    expect(run.jobs[0]).toMatchObject({ ending: 'error', detail: 'HTTP 423' });
+    expect(run.posts).toBe(1);
+  });
+
+  it('a reset after the POST was applied: each sends it once, and one branch exists', async () => {
+    for (const peer of [neonctlPeer, terraformPeer, createBranchActionPeer]) {
+      const run = await runLocked({
+        peer,
+        jobs: 1,
+        limitMs: 60_000,
+        prepare: (sim) => sim.inject({ kind: 'reset-after-apply' }, { times: 1, method: 'POST' })
+      });
+      expect(run.jobs[0]?.ending).toBe('error');
+      expect([run.posts, run.created]).toEqual([1, 1]);
+    }
+  });
+
+  it('10 jobs at once: the Terraform provider creates all 10 once each', async () => {
+    const run = await runLocked({ peer: terraformPeer, jobs: 10, limitMs: 600_000 });
+    expect([run.created, run.names]).toEqual([10, 10]);
+  });
+});

@@ -1,0 +1,254 @@
+import { request } from 'node:http';
+import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
+import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import { prng } from '../simulator/simulated-wait.js';
+import { VirtualTime } from '../simulator/virtual-time.js';
+import { busiestMinute, EPOCH, type Ending } from './peers.js';
+
+/**
+ * The locked cases of issue 29: a job sends a mutation (a branch creation) to a project that
+ * another operation holds, so the API answers `423 Locked` until it is free. Each tool below sends
+ * the request and handles 423 as its source does today, against the simulator (Neon's rate limits
+ * on, `operationMs` operations) on simulated time.
+ *
+ * Sources read (2026-11):
+ * - neonctl, `src/api.ts` `retryOnLock` (neondatabase/neonctl 0ba830b): on 423, log, wait 3 s and
+ *   try again, 5 times in all, then throw the 423; any other error (a network error included) is
+ *   thrown at once; axios timeout 60 s. Its commands do not wait for the operations.
+ * - kislerdm/terraform-provider-neon, `provider/retry.go` (71d0000): `projectReadiness` retries
+ *   429, 500 and 423 every 1 s, 120 times; any other error, a network error included, ends it.
+ *   Then `provider/wait-unfinished-operations.go`: each operation given as running or scheduling
+ *   is polled every 100 ms until it is neither, with no deadline.
+ * - neondatabase/create-branch-action v6, `src/branch.ts` (dd5bb61): lists the project's branches
+ *   to find one of that name, then one `createProjectBranch` (axios, 10 s timeout), no retry of
+ *   anything, and the `operations` of the answer are not read (nothing waits).
+ */
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** What a tool is given: the API, its key, and how to send (a network error throws). */
+export interface RequestContext {
+  projectId: string;
+  /** The request's body: a branch named after the job, so duplicates can be counted. */
+  body: { branch: { name: string } };
+  call(method: string, path: string, body?: unknown): Promise<Answer>;
+  time: VirtualTime;
+  url: string;
+  apiKey: string;
+  random: () => number;
+}
+
+export interface RequestPeer {
+  name: string;
+  send(ctx: RequestContext): Promise<{ ending: Ending; detail?: string }>;
+}
+
+const sleep = (ctx: RequestContext, ms: number): Promise<void> => ctx.time.clock.sleep(ms);
+const branches = (ctx: RequestContext): string => `/projects/${ctx.projectId}/branches`;
+
+export const neonctlPeer: RequestPeer = {
+  name: 'neonctl (423: 5 tries, 3 s apart)',
+  async send(ctx) {
+    let last = 0;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let answer: Answer;
+      try {
+        answer = await ctx.call('POST', branches(ctx), ctx.body);
+      } catch (error) {
+        return { ending: 'error', detail: (error as Error).message };
+      }
+      if (answer.status === 201) return { ending: 'success', detail: 'not waited' };
+      if (answer.status !== 423) return { ending: 'error', detail: `HTTP ${answer.status}` };
+      last = answer.status;
+      await sleep(ctx, 3000);
+    }
+    return { ending: 'error', detail: `HTTP ${last} after 5 tries` };
+  }
+};
+
+const unfinished = (status: unknown): boolean => status === 'running' || status === 'scheduling';
+
+export const terraformPeer: RequestPeer = {
+  name: 'Terraform provider (kislerdm; 120 × 1 s, then 100 ms polls)',
+  async send(ctx) {
+    let answer: Answer | undefined;
+    for (let attempt = 0; attempt < 120; attempt++) {
+      try {
+        answer = await ctx.call('POST', branches(ctx), ctx.body);
+      } catch (error) {
+        return { ending: 'error', detail: (error as Error).message };
+      }
+      if (![423, 429, 500].includes(answer.status)) break;
+      await sleep(ctx, 1000);
+    }
+    if (answer?.status !== 201) return { ending: 'error', detail: `HTTP ${answer?.status}` };
+    const operations = (answer.body.operations ?? []) as Array<{ id: string; status: string }>;
+    await Promise.all(
+      operations
+        .filter((op) => unfinished(op.status))
+        .map(async (op) => {
+          for (;;) {
+            await sleep(ctx, 100);
+            const seen = await ctx
+              .call('GET', `/projects/${ctx.projectId}/operations/${op.id}`)
+              .catch(() => undefined);
+            const status = (seen?.body.operation as { status?: string } | undefined)?.status;
+            if (seen?.status === 200 && !unfinished(status)) return;
+          }
+        })
+    );
+    return { ending: 'success' };
+  }
+};
+
+export const createBranchActionPeer: RequestPeer = {
+  name: 'create-branch-action v6 (no retry)',
+  async send(ctx) {
+    try {
+      const name = encodeURIComponent(ctx.body.branch.name);
+      await ctx.call('GET', `${branches(ctx)}?search=${name}&limit=10000`);
+      const answer = await ctx.call('POST', branches(ctx), ctx.body);
+      if (answer.status === 201) return { ending: 'success', detail: 'not waited' };
+      return { ending: 'error', detail: `HTTP ${answer.status}` };
+    } catch (error) {
+      return { ending: 'error', detail: (error as Error).message };
+    }
+  }
+};
+
+export const REQUEST_PEERS: RequestPeer[] = [neonctlPeer, terraformPeer, createBranchActionPeer];
+
+export const LOCKED_PROJECT = 'locked-project-1';
+
+export interface LockedJob {
+  ending: Ending | 'still waiting';
+  detail?: string;
+  /** Simulated ms when the job's request was accepted (201), if it was. */
+  acceptedAt?: number;
+  /** Simulated ms when the job ended. */
+  endedAt?: number;
+}
+
+export interface LockedRun {
+  jobs: LockedJob[];
+  requests: number;
+  /** POSTs the API received (answered or not). */
+  posts: number;
+  /** POSTs answered 423. */
+  locked: number;
+  /** Branches the run created, and how many distinct names they have (fewer: a duplicate). */
+  created: number;
+  names: number;
+  /** Most requests answered in any minute. */
+  busiestMinute: number;
+}
+
+export interface LockedOptions {
+  peer: RequestPeer;
+  /** How many jobs send their request at once (from `startAt`). */
+  jobs: number;
+  startAt?: number;
+  /** The lock held by another operation: from, for how long (Infinity: never released). */
+  lockMs?: [number, number];
+  prepare?: (sim: Simulator) => void;
+  operationMs?: number;
+  limitMs: number;
+  seed?: number;
+}
+
+export async function runLocked(options: LockedOptions): Promise<LockedRun> {
+  const { peer } = options;
+  const scenario: Scenario = {
+    keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+    projects: [project(LOCKED_PROJECT, { owner_id: 'user-1' })],
+    operations: options.lockMs ? [lock(LOCKED_PROJECT, ...options.lockMs)] : []
+  };
+  const time = new VirtualTime(EPOCH);
+  const random = prng(options.seed ?? 1);
+  let sim: Simulator | undefined;
+  try {
+    sim = await startSimulator({
+      scenario,
+      clock: () => time.elapsed(),
+      epoch: EPOCH,
+      rateLimit: NEON_RATE_LIMIT,
+      operationMs: options.operationMs ?? 2000
+    });
+    const s = sim;
+    const before = s.branches(LOCKED_PROJECT).length;
+    options.prepare?.(s);
+    const results = await time.run(
+      Array.from({ length: options.jobs }, async (_, i): Promise<LockedJob> => {
+        await time.clock.sleep(options.startAt ?? 0);
+        let acceptedAt: number | undefined;
+        const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+          const answer = await time.busy(() => send(`${s.url}${path}`, method, body));
+          if (method === 'POST' && answer.status === 201) acceptedAt = time.elapsed();
+          return answer;
+        };
+        const ended = await peer.send({
+          projectId: LOCKED_PROJECT,
+          body: { branch: { name: `job-${i}` } },
+          call,
+          time,
+          url: s.url,
+          apiKey: DEFAULT_KEY,
+          random
+        });
+        return { ...ended, acceptedAt, endedAt: time.elapsed() };
+      }),
+      options.limitMs
+    );
+    const made = s.branches(LOCKED_PROJECT).slice(before);
+    const answered = s.requests.filter((r) => r.status > 0 && r.status !== 429).map((r) => r.at);
+    return {
+      jobs: results.map((job) => job ?? { ending: 'still waiting' }),
+      requests: s.requests.length,
+      posts: s.requests.filter((r) => r.method === 'POST').length,
+      locked: s.requests.filter((r) => r.method === 'POST' && r.status === 423).length,
+      created: made.length,
+      names: new Set(made.map((b) => b.name)).size,
+      busiestMinute: busiestMinute(answered)
+    };
+  } finally {
+    await sim?.close();
+    time.dispose();
+  }
+}
+
+/**
+ * One request with node:http (a new connection each, as the peers' clients would open), read
+ * whole; a reset or a refused connection rejects.
+ */
+function send(url: string, method: string, body: unknown): Promise<Answer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${DEFAULT_KEY}`,
+          'content-type': 'application/json',
+          ...(payload === undefined ? {} : { 'content-length': Buffer.byteLength(payload) })
+        }
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const parsed = text ? (JSON.parse(text) as Answer['body']) : {};
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      }
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
