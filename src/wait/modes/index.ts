@@ -24,8 +24,14 @@ export function modeFor(
     settings,
     tracker,
     scope: branchId ? `branch ${branchId} of project ${projectId}` : `project ${projectId}`,
-    list: (deadline, limit, maxPages) =>
-      operationPages(client, projectId, { limit, deadline, maxPages, onPage: (p) => (page ??= p) })
+    list: (deadline, limit, maxPages, patience) =>
+      operationPages(client, projectId, {
+        limit,
+        deadline,
+        patience,
+        maxPages,
+        onPage: (p) => (page ??= p)
+      })
   });
   return {
     ...mode,
