@@ -208,6 +208,17 @@ describe('the wait with history (in-process, simulated time)', () => {
     expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
   });
 
+  it.each([12_300, 30_400])(
+    'with history three times too fast, a %i ms operation costs no more than the ladder +10%%',
+    async (endMs) => {
+      const ladder = await thirtySeconds([], endMs);
+      const fast = THIRTY.map((ms) => (ms * endMs) / 30_000 / 3);
+      const wrong = await thirtySeconds(fast, endMs);
+      expect(wrong.requests).toBeLessThanOrEqual(ladder.requests * 1.1);
+      expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
+    }
+  );
+
   it("sends nothing at once when the operations input is moments old and running; the first look lists the project's operations", async () => {
     const op = operation(PROJECT, 'create_branch', [
       [-200, 'running'],

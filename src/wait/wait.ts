@@ -13,7 +13,7 @@ import { resolveProjectId } from './project.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
-import { ladder, Pace, pollDelay } from './schedule.js';
+import { ladder, ladderBudget, Pace, pollDelay } from './schedule.js';
 import { isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
@@ -89,9 +89,11 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 
     const pace = new Pace();
     let checkedAt = startedAt;
+    let firstCheckAt = startedAt;
     let history = new Map<string, Survival>();
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
+      if (checksDone === 0) firstCheckAt = checkedAt;
       await mode.refresh(deadline);
       result.newestPage = mode.newestPage();
       if (++checksDone === 1) history = learnHistory(result.newestPage?.operations ?? []);
@@ -102,7 +104,13 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       let ms = deps.schedule?.(checks);
       if (ms === undefined) {
         const step = ladder(checks, intervalMs);
-        const base = nextCheckIn(history, open(), clock.now(), intervalMs, step);
+        let base = nextCheckIn(history, open(), clock.now(), intervalMs, step);
+        // History places the checks, within the ladder's requests by then (+10%): a wrong
+        // history costs few requests; never past `interval`.
+        if (history.size > 0) {
+          const budget = ladderBudget(checks + 1, intervalMs) - (checkedAt - firstCheckAt);
+          base = Math.min(intervalMs, Math.max(base, budget));
+        }
         ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
         // When every open operation is `failed` and awaits a retry, look again near the retry.
         const retry = tracker.nextUsefulCheck(failFast);
