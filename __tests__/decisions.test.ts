@@ -441,3 +441,91 @@ describe("the service's clock, not the runner's (its Date header), ages operatio
 
 /** The service's time at the simulator's start, with the service `skewMs` ahead of the runner. */
 const s0 = (skewMs: number) => EPOCH + skewMs;
+
+describe("the first check's List is an optimisation: the awaited operation's answer decides", () => {
+  const done = () =>
+    operation(PROJECT, 'create_branch', [
+      [-3000, 'running'],
+      [-1000, 'finished']
+    ]);
+  const LIST = `/projects/${PROJECT}/operations?`;
+  const cases: Array<[string, Fault]> = [
+    ['answers 503 throughout', { kind: 'status', status: 503 }],
+    ['is refused (403)', { kind: 'status', status: 403, message: 'forbidden' }],
+    ['answers an unreadable page', { kind: 'missing-fields' }]
+  ];
+
+  it.each(cases)('a finished operation is finished when the List %s', async (_name, fault) => {
+    const op = done();
+    const s = await start([op]);
+    s.sim.inject(fault, { times: Infinity, match: LIST });
+    const { result } = await s.wait({ ...base, operation_id: op.id });
+    expect(result.status).toBe('finished');
+    expect(s.sim.requests.at(-1)?.route).toBe(
+      'GET /projects/{project_id}/operations/{operation_id}'
+    );
+  });
+
+  it('a finished operation is finished when another operation on the page is unreadable', async () => {
+    const op = done();
+    const broken = operation(PROJECT, 'start_compute', [[-500, 'running']], {
+      extra: { action: null }
+    });
+    const s = await start([op, broken]);
+    const { result } = await s.wait({ ...base, operation_id: op.id });
+    expect(result.status).toBe('finished');
+  });
+
+  it('a List throttled throughout is still waited on as a throttle, not given up on', async () => {
+    const op = done();
+    const s = await start([op]);
+    s.sim.inject({ kind: 'status', status: 429 }, { times: Infinity, match: LIST });
+    const { result } = await s.wait({ ...base, operation_id: op.id, timeout: '20s' });
+    expect(result.status).toBe('timeout');
+    expect(s.sim.requests.every((r) => r.route === 'GET /projects/{project_id}/operations')).toBe(
+      true
+    );
+  });
+});
+
+describe('requests per check stay bounded whatever the spread of what is followed', () => {
+  const ROUTE_GET = 'GET /projects/{project_id}/operations/{operation_id}';
+
+  it('2,000 awaited ids with 40 stragglers spread through them: a few requests per check', async () => {
+    // One created every 100 ms; every 50th ends a minute from now, the rest a second after creation.
+    const ops = Array.from({ length: 2000 }, (_, i) =>
+      operation(PROJECT, 'create_branch', [
+        [-200_000 + i * 100, 'running'],
+        [i % 50 === 0 ? 60_000 : -199_000 + i * 100, 'finished']
+      ])
+    );
+    const s = await start(ops);
+    const { result, requests } = await s.wait({
+      ...base,
+      operation_id: ops.map((op) => op.id).join(','),
+      interval: '5s',
+      timeout: '120s'
+    });
+    expect(result.status).toBe('finished');
+    expect(requests).toBeLessThanOrEqual(result.checks * 7);
+    // Within the 700 a minute every job of the account shares, with room to spare.
+    const firstMinute = s.sim.requests.filter((r) => r.at < 60_000);
+    expect(firstMinute.length).toBeLessThanOrEqual(100);
+  });
+
+  it("project mode while another job's 300 operations run: a few requests per check", async () => {
+    const ops = Array.from({ length: 300 }, (_, i) =>
+      operation(PROJECT, 'create_branch', [
+        [-30_000 + i * 100, 'running'],
+        [20_000 + i * 50, 'finished']
+      ])
+    );
+    const s = await start(ops);
+    const { result, requests } = await s.wait({ ...base, interval: '5s', timeout: '120s' });
+    expect(result.status).toBe('idle');
+    expect(requests).toBeLessThanOrEqual(result.checks * 7);
+    expect(s.sim.requests.filter((r) => r.route === ROUTE_GET).length).toBeLessThanOrEqual(
+      result.checks * 3
+    );
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { checkPlan, learnHistory, nextCheckIn } from '../src/wait/history.js';
+import { checkPlan, HISTORY_PER_KIND, learnHistory, nextCheckIn } from '../src/wait/history.js';
 import { operation, pastOperations } from '../simulator/scenario.js';
 import { InProcess } from './helpers/in-process.js';
 import { PROJECT } from './helpers/sim.js';
@@ -60,6 +60,14 @@ describe('learnHistory', () => {
     ];
     const models = learnHistory(ops);
     expect([...models.keys()]).toEqual(['start_compute']);
+  });
+  it('learns from the newest operations of a kind only, however many the page holds', () => {
+    // The newest HISTORY_PER_KIND took 1 s; 100,000 older ones took a minute.
+    const lengths = Array.from({ length: 100_000 }, (_, i) =>
+      i < HISTORY_PER_KIND ? 1000 : 60_000
+    );
+    const model = learnHistory(history(lengths)).get('create_branch');
+    expect(model?.(10_000)).toBeLessThan(0.05);
   });
 });
 
@@ -124,6 +132,28 @@ describe('nextCheckIn', () => {
     ).toBe(LADDER);
   });
 
+  it('makes one plan per kind and age, whatever the number of operations', () => {
+    const model = models.get('create_branch');
+    if (!model) throw new Error('no model of create_branch was learned');
+    let calls = 0;
+    const count = (ms: number) => {
+      calls++;
+      return model(ms);
+    };
+    const counted = Object.assign(count, { outlasted: model.outlasted });
+    const kinds = new Map([['create_branch', counted]]);
+    // 3,000 created within the same second, and within 2% of each other's age.
+    const ops = Array.from({ length: 3000 }, (_, i) =>
+      running({ created_at: iso(T0 - (i % 2) * 1000) })
+    );
+    const one = nextCheckIn(kinds, [ops[0] as Operation], T0 + 20_000, 5000, LADDER);
+    const perPlan = calls;
+    calls = 0;
+    expect(nextCheckIn(kinds, ops, T0 + 20_000, 5000, LADDER)).toBeLessThanOrEqual(one);
+    expect(perPlan).toBeGreaterThan(100);
+    expect(calls).toBeLessThanOrEqual(2 * perPlan);
+  });
+
   it("counts the elapsed time by the service's timestamps when the runner's clock is behind", () => {
     // The runner thinks 2 s passed; the service changed the operation 29 s after creating it.
     const op = running({ updated_at: iso(T0 + 29_000) });
@@ -172,6 +202,17 @@ describe('the wait with history (in-process, simulated time)', () => {
     const wrong = await thirtySeconds(THIRTY.map((ms) => ms * 2));
     expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
   });
+
+  it.each([12_300, 30_400])(
+    'with history three times too fast, a %i ms operation costs no more than the ladder +10%%',
+    async (endMs) => {
+      const ladder = await thirtySeconds([], endMs);
+      const fast = THIRTY.map((ms) => (ms * endMs) / 30_000 / 3);
+      const wrong = await thirtySeconds(fast, endMs);
+      expect(wrong.requests).toBeLessThanOrEqual(ladder.requests * 1.1);
+      expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
+    }
+  );
 
   it("sends nothing at once when the operations input is moments old and running; the first look lists the project's operations", async () => {
     const op = operation(PROJECT, 'create_branch', [

@@ -101,3 +101,18 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
     }
   );
 });
+
+describe('OperationTracker.stalest', () => {
+  it('picks the ids the API answered for longest ago, those never answered for first', () => {
+    const ops = [0, 1, 2, 3].map(() => makeOperation({ status: 'running' }));
+    const { tracker, advance } = setup(ops);
+    const [a, b, c, d] = ops.map((o) => o.id) as [string, string, string, string];
+    tracker.record(ops[2]!);
+    advance(1000);
+    tracker.record(ops[0]!);
+    advance(1000);
+    tracker.record(ops[1]!);
+    expect(tracker.stalest([a, b, c, d], 2)).toEqual([d, c]);
+    expect(tracker.stalest([a, b], 5)).toEqual([a, b]);
+  });
+});

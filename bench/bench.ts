@@ -133,6 +133,10 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
 };
 
+/** A case runs unless `filter` (names separated by `|`) is set and names no part of `name`. */
+const picked = (filter: string | undefined, name: string): boolean =>
+  !filter || filter.split('|').some((part) => name.includes(part));
+
 /**
  * The study's distributions, the action with 0 to 100 past operations of the same kind in the
  * project (drawn from the same lengths, or twice too slow or too fast), and the peers beside it;
@@ -145,10 +149,12 @@ async function learnedTable(): Promise<string> {
     ['20 past', 20, 1],
     ['100 past', 100, 1],
     ['20 past, 2× slow', 20, 2],
-    ['20 past, 2× fast', 20, 0.5]
+    ['20 past, 2× fast', 20, 0.5],
+    ['20 past, 3× fast', 20, 1 / 3]
   ];
   const rows: string[][] = [];
   for (const lengths of [DIST_B, DIST_C, around(10), around(30), around(120)]) {
+    if (!picked(process.env.BENCH_LENGTHS, lengths.name)) continue;
     const draw = prng(77);
     // The waiter starts 0 to 300 ms after the operation was created, as in every trial.
     const best = frontier(
@@ -164,6 +170,7 @@ async function learnedTable(): Promise<string> {
       ...PEERS.slice(1).map((peer): [Peer, string, number, number] => [peer, '—', 0, 1])
     ];
     for (const [peer, historyName, count, factor] of cases) {
+      if (!picked(process.env.BENCH_HISTORY, historyName)) continue;
       const trials = peer === PEERS[0] ? DIST_TRIALS : Math.max(30, Math.round(DIST_TRIALS / 5));
       const noticed: number[] = [];
       const requests: number[] = [];
@@ -628,7 +635,9 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or locked) prints only that table.
+// BENCH_ONLY=learned (or locked) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
+// BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
 console.log(`# Benchmark (${new Date().toISOString().slice(0, 16)}Z, ${TRIALS} trials each)\n`);
 if (only === 'learned') {

@@ -75,15 +75,17 @@ export class NeonClient {
     return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
 
+  /** `patience`: when to stop retrying faults other than 429 (the caller has another way). */
   listOperations(
     projectId: string,
     page: { limit: number; cursor?: string },
-    deadline: number
+    deadline: number,
+    patience = deadline
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<OperationsPage> = (body) => pageOf(body, 'operations', operationOf);
-    return this.get(path, deadline, accept, ['project', missing]);
+    return this.get(path, deadline, accept, ['project', missing], patience);
   }
 
   /** The compute endpoint and the branch it belongs to (`GET /projects/{id}/endpoints/{endpoint_id}`). */
@@ -111,12 +113,16 @@ export class NeonClient {
     if (!this.options.transport) await this.transport.close();
   }
 
-  /** GET with retries on transient faults, never past `deadline` (epoch ms); a 404 says what was not found. */
+  /**
+   * GET with retries on transient faults, never past `deadline` (epoch ms), nor past `patience` but
+   * for 429s (a throttled caller waits its turn whatever it asks); a 404 says what was not found.
+   */
   private async get<T>(
     path: string,
     deadline: number,
     accept: Accept<T>,
-    [missing, notFound]: [ApiError['missing'], string?] = [undefined]
+    [missing, notFound]: [ApiError['missing'], string?] = [undefined],
+    patience = deadline
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
@@ -137,7 +143,7 @@ export class NeonClient {
         const { message, retryAfterMs, status } = error;
         lastError = message;
         if (status === 429) this.throttled++;
-        const left = deadline - this.clock.now();
+        const left = (status === 429 ? deadline : Math.min(deadline, patience)) - this.clock.now();
         const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);

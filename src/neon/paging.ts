@@ -6,12 +6,30 @@ export const PAGE_SIZE = 100;
 /** The largest page the API serves (about 0.5 MB of operations). */
 export const MAX_PAGE_SIZE = 1000;
 
+/**
+ * Requests one check may spend, whatever the spread of what it follows: List pages, then
+ * operations fetched by id (those the pages did not hold, the longest unheard first). Jobs of an
+ * account share 700 requests a minute.
+ */
+export const CHECK_BUDGET = { pages: 4, byId: 3 } as const;
+
+/** Operations created this long before another may still be listed after it (newest first). */
+export const ORDER_SLACK_MS = 60_000;
+
+/** The limit for each page of a check: `first`, then the largest (deeper pages go far back). */
+export function deepening(first: number): () => number {
+  let pages = 0;
+  return () => (pages++ === 0 ? first : MAX_PAGE_SIZE);
+}
+
 /** A page of List operations as fetched, with the limit it was asked with (so a reader can reuse it). */
 export type FetchedPage = OperationsPage & { limit: number };
 
 interface PagingOptions {
   limit: number | (() => number);
   deadline: number;
+  /** When to give up faults other than 429 (see `NeonClient.listOperations`). */
+  patience?: number;
   maxPages: number;
   /** A page already fetched with this limit: used as the first page instead of asking again. */
   first?: FetchedPage;
@@ -31,7 +49,7 @@ export async function* operationPages(
   projectId: string,
   options: PagingOptions
 ): AsyncGenerator<Operation[]> {
-  const { limit, deadline, maxPages, bound } = options;
+  const { limit, deadline, patience, maxPages, bound } = options;
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let requests = 0, page = options.first; ; page = undefined) {
@@ -41,7 +59,7 @@ export async function* operationPages(
     }
     const asked = typeof limit === 'function' ? limit() : limit;
     page ??= {
-      ...(await client.listOperations(projectId, { limit: asked, cursor }, deadline)),
+      ...(await client.listOperations(projectId, { limit: asked, cursor }, deadline, patience)),
       limit: asked
     };
     options.onPage?.(page);

@@ -7,17 +7,23 @@ export type Survival = ((ms: number) => number) & { outlasted: (ms: number) => b
 /** A smooth step, P(Z > z) of a logistic close to the standard normal: kernels need no more. */
 const tail = (z: number) => 1 / (1 + Math.exp(1.702 * z));
 
+/** Past operations learned per kind, the newest (pages are newest first): a model costs no more. */
+export const HISTORY_PER_KIND = 200;
+
 /**
  * Per kind (`action`) with 5 or more past operations finished without failures: a kernel estimate
  * of `updated_at − created_at` in log time (`total_duration_ms` is not wall time), each kernel
- * widened by the 0.41 s spread of a difference of whole-second timestamps, and a broad prior.
+ * widened by the 0.41 s spread of a difference of whole-second timestamps, and a broad prior. One
+ * pass over the operations; each kind keeps its newest `HISTORY_PER_KIND`.
  */
 export function learnHistory(operations: readonly Operation[]): Map<string, Survival> {
   const byAction = new Map<string, number[]>();
   for (const op of operations) {
+    if (op.status !== 'finished' || op.failures_count) continue;
     const ms = Date.parse(op.updated_at) - Date.parse(op.created_at);
-    if (op.status === 'finished' && !op.failures_count && ms >= 0)
-      byAction.set(op.action, [...(byAction.get(op.action) ?? []), Math.log(Math.max(ms, 500))]);
+    const logs = byAction.get(op.action) ?? [];
+    byAction.set(op.action, logs);
+    if (ms >= 0 && logs.length < HISTORY_PER_KIND) logs.push(Math.log(Math.max(ms, 500)));
   }
   const models = new Map<string, Survival>();
   for (const [action, logs] of byAction) {
@@ -57,9 +63,13 @@ export function checkPlan(s: number[], step: number, costMs: number, [minGap, ma
   return next;
 }
 
+/** Ages within this ratio of each other share one plan: a check's CPU does not grow with the count. */
+const AGE_BUCKET = 0.05;
+
 /**
  * Ms to the next check: the earliest any open operation needs by its kind's history (a request
- * worth 0.2 s), at most `maxGap`; `ladderMs` for one history cannot speak for.
+ * worth 0.2 s), at most `maxGap`; `ladderMs` for one history cannot speak for. Operations of one
+ * kind and about the same age (within 5%) share one plan, made for the youngest of them.
  */
 export function nextCheckIn(
   models: ReadonlyMap<string, Survival>,
@@ -68,14 +78,7 @@ export function nextCheckIn(
   maxGap: number,
   ladderMs: number
 ): number {
-  const need = (op: AwaitedOperation) => {
-    if (!isSeen(op)) return ladderMs;
-    const model = models.get(op.action);
-    const created = Date.parse(op.created_at);
-    if (!model || !Number.isFinite(created)) return ladderMs;
-    // Whole-second timestamps: on average it began half a second after its created_at.
-    const since = /\.\d/.test(op.created_at) ? 0 : 500;
-    const elapsed = Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
+  const plan = (model: Survival, elapsed: number) => {
     if (model.outlasted(elapsed)) return ladderMs;
     let horizon = maxGap;
     while (model(elapsed + horizon) > model(elapsed) / 100 && horizon < 3_600_000) horizon *= 2;
@@ -83,5 +86,24 @@ export function nextCheckIn(
     const grid = Array.from({ length: horizon / step + 1 }, (_, j) => model(elapsed + j * step));
     return checkPlan(grid, step, 200, [MIN_GAP_MS, maxGap])[0]! * step;
   };
-  return Math.min(maxGap, ...open.map(need));
+  // Per kind and age bucket, the youngest operation's elapsed time.
+  const youngest = new Map<string, { model: Survival; elapsed: number }>();
+  let need = maxGap;
+  for (const op of open) {
+    // Never described: nothing says what it is or how old, so the ladder decides.
+    const model = isSeen(op) ? models.get(op.action) : undefined;
+    if (!isSeen(op) || !model || !Number.isFinite(Date.parse(op.created_at))) {
+      need = Math.min(need, ladderMs);
+      continue;
+    }
+    const created = Date.parse(op.created_at);
+    // Whole-second timestamps: on average it began half a second after its created_at.
+    const since = /\.\d/.test(op.created_at) ? 0 : 500;
+    const elapsed = Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
+    const key = `${Math.floor(Math.log(Math.max(elapsed, 250)) / AGE_BUCKET)} ${op.action}`;
+    const other = youngest.get(key);
+    if (!other || elapsed < other.elapsed) youngest.set(key, { model, elapsed });
+  }
+  for (const { model, elapsed } of youngest.values()) need = Math.min(need, plan(model, elapsed));
+  return need;
 }

@@ -57,7 +57,12 @@ export interface ModeContext {
   /** `project p` or `branch b of project p`: what is followed. */
   scope: string;
   /** The project's operations, newest first, as `operationPages` reads them. */
-  list(deadline: number, limit: number, maxPages: number): AsyncGenerator<Operation[]>;
+  list(
+    deadline: number,
+    limit: number | (() => number),
+    maxPages: number,
+    patience?: number
+  ): AsyncGenerator<Operation[]>;
 }
 
 /** Which mode the settings ask for, known before the project is (errors report it too). */

@@ -21,6 +21,8 @@ interface Entry {
   confirmed: boolean;
   /** When this wait first saw the operation as it is now (status, failures, update time). */
   since: number;
+  /** When the API last answered for it (0: never), to refresh the stalest first. */
+  heard: number;
 }
 
 /** `retry_at`, on the service's clock (NaN: none). */
@@ -40,26 +42,27 @@ export class OperationTracker {
     ids: readonly string[],
     given: readonly Operation[],
     private readonly log: WaitLog,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
     /** A service timestamp on the clock of `now`: `retry_at` is the service's. */
     private readonly toRunner: (serviceMs: number) => number = (ms) => ms
   ) {
     const since = now();
-    for (const id of ids) this.entries.set(id, { since, confirmed: false });
-    for (const op of given) this.entries.set(op.id, { op, since, confirmed: false });
+    const heard = 0;
+    for (const id of ids) this.entries.set(id, { since, heard, confirmed: false });
+    for (const op of given) this.entries.set(op.id, { op, since, heard, confirmed: false });
   }
 
   /** `adopt`: add the operation to the awaited set if new (project and job modes await what they find). */
   record(op: Operation, adopt = false): void {
     const id = op.id.toLowerCase();
     if (adopt && !this.entries.has(id))
-      this.entries.set(id, { since: this.now(), confirmed: false });
+      this.entries.set(id, { since: this.now(), heard: 0, confirmed: false });
     const entry = this.entries.get(id);
     if (!entry) return;
     const { op: before, confirmed } = entry;
     const same = before?.status === op.status && before?.failures_count === op.failures_count;
     if (confirmed && (!same || before?.updated_at !== op.updated_at)) entry.since = this.now();
-    Object.assign(entry, { op, confirmed: true });
+    Object.assign(entry, { op, confirmed: true, heard: this.now() });
     if (confirmed && same) return;
     if (!isKnownStatus(op.status) && !this.warnedStatuses.has(op.status)) {
       this.warnedStatuses.add(op.status);
@@ -115,6 +118,12 @@ export class OperationTracker {
   /** Created time of the oldest open operation, when every open one is known; else undefined. */
   oldestOpen(failFast: boolean): number | undefined {
     return this.earliestOpen(failFast, (op) => Date.parse(String(op?.created_at ?? '')));
+  }
+
+  /** At most `count` of these ids, those the API answered for longest ago (never first). */
+  stalest(ids: readonly string[], count: number): string[] {
+    const heard = (id: string) => this.entries.get(id)?.heard ?? 0;
+    return [...ids].sort((a, b) => heard(a) - heard(b)).slice(0, count);
   }
 
   /** Every awaited operation as last seen; one never seen appears with its id only. */

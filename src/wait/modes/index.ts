@@ -51,8 +51,14 @@ export function modeFor(
     settings,
     tracker,
     scope: scopeOf(projectId, settings),
-    list: (deadline, limit, maxPages) =>
-      operationPages(client, projectId, { limit, deadline, maxPages, onPage: (p) => (page ??= p) })
+    list: (deadline, limit, maxPages, patience) =>
+      operationPages(client, projectId, {
+        limit,
+        deadline,
+        patience,
+        maxPages,
+        onPage: (p) => (page ??= p)
+      })
   });
   return {
     ...mode,

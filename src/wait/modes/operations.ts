@@ -1,17 +1,27 @@
-import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../neon/paging.js';
+import {
+  CHECK_BUDGET,
+  deepening,
+  MAX_PAGE_SIZE,
+  ORDER_SLACK_MS,
+  PAGE_SIZE
+} from '../../neon/paging.js';
+import { CancelledError, DeadlineError } from '../../util/errors.js';
 import { failed, type ModeContext, type ModeWords } from '../mode.js';
 import { aggregateStatus } from '../status.js';
 
-/** Pages one check may read beyond those the awaited ids need (for ids created in between). */
-const SPARE_PAGES = 2;
-/** Operations created this long before the oldest open one may still be listed after it. */
-const ORDER_SLACK_MS = 60_000;
+/**
+ * The first check's List brings the project's history, an optimisation: its faults are retried this
+ * long (429s until the deadline; a refusal not at all), then the awaited operations are asked for by
+ * id.
+ */
+const FIRST_LIST_MS = 5_000;
 
 /**
  * The ids given. One open operation is fetched by id (after the first check); several are
  * refreshed with List requests, newest first, only as deep as the oldest open one (a page holds up
- * to 1,000), so 3,000 awaited operations cost a few requests per check. Ids no page holds are
- * fetched by id from then on.
+ * to 1,000), so 3,000 awaited operations cost a few requests per check. Ids the pages did not hold
+ * are fetched by id from then on, a few per check, the longest unheard first: requests per check
+ * stay within `CHECK_BUDGET` however the open ones are spread through the list.
  */
 export function operationsMode({ client, projectId, settings, tracker, list }: ModeContext) {
   const { failFast } = settings;
@@ -22,24 +32,39 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
     goal: `Waiting for ${tracker.list().length} operation(s) of project ${projectId}`,
     async refresh(deadline: number) {
       const open = tracker.openIds(failFast);
+      const unheard = new Set(open);
       const listable = open.filter((id) => !offPage.has(id));
+      const first = checks++ === 0;
       // The first check lists even for one: its page brings the project's history along.
-      const listing = listable.length > (checks++ === 0 ? 0 : 1);
-      if (listing) {
+      if (listable.length > (first ? 0 : 1)) {
         const wanted = new Set(listable);
         const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
         const oldest = tracker.oldestOpen(failFast);
-        const maxPages = listable.length > 1 ? Math.ceil(listable.length / limit) + SPARE_PAGES : 1;
-        for await (const operations of list(deadline, limit, maxPages)) {
-          for (const op of operations) tracker.record(op);
-          for (const op of operations) wanted.delete(op.id);
-          const last = Date.parse(operations.at(-1)?.created_at ?? '');
-          if (wanted.size === 0 || (oldest !== undefined && last < oldest - ORDER_SLACK_MS)) break;
+        const maxPages = listable.length > 1 ? CHECK_BUDGET.pages : 1;
+        const patience = first ? tracker.now() + FIRST_LIST_MS : deadline;
+        const throttled = client.throttled;
+        try {
+          for await (const operations of list(deadline, deepening(limit), maxPages, patience)) {
+            for (const op of operations) {
+              tracker.record(op);
+              wanted.delete(op.id);
+              unheard.delete(op.id);
+            }
+            const last = Date.parse(operations.at(-1)?.created_at ?? '');
+            if (wanted.size === 0 || (oldest !== undefined && last < oldest - ORDER_SLACK_MS))
+              break;
+          }
+          for (const id of wanted) offPage.add(id);
+        } catch (error) {
+          // The List is an optimisation: the awaited operations' own answers decide, unless its
+          // faults lasted the whole wait (429s are retried until the deadline).
+          const lasted = patience >= deadline || client.throttled > throttled;
+          const over = error instanceof DeadlineError && lasted;
+          if (over || error instanceof CancelledError) throw error;
         }
-        for (const id of wanted) offPage.add(id);
       }
-      const byId = listing ? open.filter((id) => offPage.has(id)) : open;
-      for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
+      for (const id of tracker.stalest([...unheard], CHECK_BUDGET.byId))
+        tracker.record(await client.getOperation(projectId, id, deadline));
     },
     verdict: () => tracker.verdict(failFast),
     conclude() {

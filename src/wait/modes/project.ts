@@ -1,4 +1,4 @@
-import { PAGE_SIZE } from '../../neon/paging.js';
+import { CHECK_BUDGET, deepening, ORDER_SLACK_MS, PAGE_SIZE } from '../../neon/paging.js';
 import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
 import { isInProgress, WAIT_STATUS } from '../status.js';
 
@@ -17,17 +17,25 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
     scope,
     goal: `Waiting until no operation of ${scope} is in progress`,
     async refresh(deadline: number) {
-      const listed = new Set<string>();
-      for await (const operations of list(deadline, PAGE_SIZE, checks++ ? 1 : FIRST_SCAN_PAGES)) {
+      const first = checks++ === 0;
+      const followed = tracker.seen().filter((op) => isInProgress(op.status));
+      const oldest = Math.min(...followed.map((op) => Date.parse(op.created_at)));
+      const unlisted = new Set(followed.map((op) => op.id));
+      const [limit, maxPages] = first
+        ? [PAGE_SIZE, FIRST_SCAN_PAGES]
+        : [deepening(PAGE_SIZE), CHECK_BUDGET.pages];
+      for await (const operations of list(deadline, limit, maxPages)) {
         for (const op of operations.filter((o) => inScope(o, settings))) {
-          listed.add(op.id);
+          unlisted.delete(op.id);
           tracker.record(op, isInProgress(op.status));
         }
+        // Later checks page only as deep as the oldest operation followed in progress.
+        const last = Date.parse(operations.at(-1)?.created_at ?? '');
+        if (!first && (unlisted.size === 0 || last < oldest - ORDER_SLACK_MS)) break;
       }
-      // Operations still in progress that slipped off the newest page are followed by id.
-      const slipped = tracker.seen().filter((op) => !listed.has(op.id) && isInProgress(op.status));
-      for (const op of slipped)
-        tracker.record(await client.getOperation(projectId, op.id, deadline));
+      // Those still in progress that slipped off the pages read: a few by id per check.
+      for (const id of tracker.stalest([...unlisted], CHECK_BUDGET.byId))
+        tracker.record(await client.getOperation(projectId, id, deadline));
     },
     verdict: () => tracker.verdict(failFast, true),
     conclude() {
