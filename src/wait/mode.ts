@@ -2,19 +2,13 @@ import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
 import { oneLine } from '../util/text.js';
-import { aggregateStatus, type ResultStatus, type Verdict } from './status.js';
+import type { Ending } from './conclusion.js';
+import { aggregateStatus, type Verdict } from './status.js';
 import type { OperationTracker } from './tracker.js';
 import type { WaitSettings } from './settings.js';
 
 /** The ways of waiting; the report's `kind`. */
 export type WaitKind = 'operations' | 'project' | 'job';
-
-/** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
-export interface Conclusion {
-  status: ResultStatus;
-  /** Why the step fails, when it does. */
-  failure?: string;
-}
 
 /** One way of waiting (a file in `modes/`); the loop, deadline, retries and errors are shared. */
 export interface WaitMode {
@@ -24,7 +18,8 @@ export interface WaitMode {
   scope: string;
   refresh(deadline: number): Promise<void>;
   verdict(): Verdict;
-  conclude(): Conclusion;
+  /** The ending when the checks ended the wait (not a timeout, a cancellation or an error). */
+  conclude(): Ending;
   /** The newest page of List operations from the last check, if it made one (the summary reuses it). */
   newestPage(): FetchedPage | undefined;
 }
@@ -47,8 +42,8 @@ export const kindFor = (settings: WaitSettings): WaitKind =>
 export const onBranch = (op: Operation, { branchId }: WaitSettings): boolean =>
   !branchId || op.branch_id === branchId;
 
-/** The conclusion for operations that did not succeed: the worst status, and why. */
-export function failed(what: string, ops: Operation[]): Conclusion {
+/** The ending for operations that did not succeed: the worst status, and why. */
+export function failed(what: string, ops: Operation[]): Ending {
   // `create_branch 1a2b… is error (failures_count 2): text`
   const each = ops.map(
     (op) =>

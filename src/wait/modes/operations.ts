@@ -14,21 +14,21 @@ const ORDER_SLACK_MS = 60_000;
  * fetched by id from then on.
  */
 export function operationsMode({ client, projectId, settings, tracker, list }: ModeContext) {
-  const { failFast } = settings;
+  const { policy } = settings;
   const offPage = new Set<string>();
   let checks = 0;
   return {
     scope: `project ${projectId}`,
     goal: `Waiting for ${tracker.list().length} operation(s) of project ${projectId}`,
     async refresh(deadline: number) {
-      const open = tracker.openIds(failFast);
+      const open = tracker.openIds(policy);
       const listable = open.filter((id) => !offPage.has(id));
       // The first check lists even for one: its page brings the project's history along.
       const listing = listable.length > (checks++ === 0 ? 0 : 1);
       if (listing) {
         const wanted = new Set(listable);
         const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
-        const oldest = tracker.oldestOpen(failFast);
+        const oldest = tracker.oldestOpen(policy);
         const maxPages = listable.length > 1 ? Math.ceil(listable.length / limit) + SPARE_PAGES : 1;
         for await (const operations of list(deadline, limit, maxPages)) {
           for (const op of operations) tracker.record(op);
@@ -41,11 +41,11 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
       const byId = listing ? open.filter((id) => offPage.has(id)) : open;
       for (const id of byId) tracker.record(await client.getOperation(projectId, id, deadline));
     },
-    verdict: () => tracker.verdict(failFast),
+    verdict: () => tracker.verdict(policy),
     conclude() {
-      const status = aggregateStatus(tracker.seen().map((op) => op.status));
-      if (!settings.wait || tracker.verdict(failFast) !== 'failure') return { status };
-      return { status, failure: failed('Operation(s)', tracker.failures(failFast)).failure };
+      if (settings.wait && tracker.verdict(policy) === 'failure')
+        return failed('Operation(s)', tracker.failures(policy));
+      return { status: aggregateStatus(tracker.seen().map((op) => op.status)) };
     }
   };
 }
