@@ -8,7 +8,8 @@ import { DEFAULT_POLICY, FAIL_ON_CHOICES } from './wait/status.js';
  * `description`: one line stating the default and bounds; `help`: the command's words where those
  * do not fit. `only`: the one front end that has it. `arg`: the flag's argument (none: a switch).
  * `env`: read when the flag is absent. `secret`: the command names it by its variable (its flag is
- * discouraged). `multiple`: the flag may be repeated.
+ * discouraged). `multiple`: the flag may be repeated. `choices`: what a `choice` or `list` input
+ * takes (`chosen()` in settings.ts reads both).
  */
 interface InputRow {
   /** `choice`: one of `choices`; `list`: any of them, separated by commas. */
@@ -71,11 +72,11 @@ export interface Input extends InputRow {
   name: InputName;
 }
 
-export const INPUTS: readonly Input[] = Object.entries(ROWS).map(([name, row]) =>
-  Object.assign({ name: name as InputName }, row)
-);
-
 export const input = (name: InputName): Input => Object.assign({ name }, ROWS[name]);
+
+const isInputName = (name: string): name is InputName => Object.hasOwn(ROWS, name);
+
+export const INPUTS: readonly Input[] = Object.keys(ROWS).filter(isInputName).map(input);
 
 /** The command's flag for an input (`project-id`), without its dashes. */
 export const flagOf = (row: Input): string => row.flag ?? row.name.replace(/_/g, '-');
