@@ -111,6 +111,12 @@ describe('aggregateStatus', () => {
 });
 
 describe('the status table', () => {
+  it('agrees with the default policy on what fail_on decides', () => {
+    const operations = statusRows().filter(([, row]) => row.of === 'operation');
+    for (const [status, row] of operations)
+      expect([status, row.verdict]).toEqual([status, verdictOf(status, DEFAULT_POLICY)]);
+  });
+
   it('has a row for every status the API or the wait can give, and every row has every column', () => {
     expect(STATUS_NAMES).toEqual(
       expect.arrayContaining([...OFFICIAL, ...Object.values(WAIT_STATUS)])

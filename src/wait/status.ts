@@ -32,9 +32,9 @@ export type Verdict = 'success' | 'failure' | 'pending';
 
 interface StatusRow {
   of: 'operation' | 'wait';
-  /** Its verdict, unless `byFailOn` or the `failed` status with `fail_fast`. */
+  /** Its verdict (`failed` with `fail_fast` aside); with `byFailOn`, under the default policy. */
   verdict: Verdict;
-  /** A failure when `fail_on` lists it, else a success (the verdict is then the default's). */
+  /** A failure when `fail_on` lists it, else a success. */
   byFailOn?: true;
   /** How the reports show it when the verdict is not a failure, if not as the verdict. */
   shown?: 'skipped' | 'failure';
