@@ -167,6 +167,49 @@ describe('the command, in-process', () => {
     });
   });
 
+  it('--fail-on decides the exit code, the summary, the timeline and JUnit together', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [500, 'cancelled']
+    ]);
+    sim = await simulate([op]);
+    const run = async (...flags: string[]) => {
+      const out = files();
+      const args = ['--project-id', PROJECT, '--operation-id', op.id, ...flags];
+      const { code } = await command([
+        ...api(sim!),
+        ...args,
+        '--summary-file',
+        out.summary,
+        '--junit',
+        out.junit
+      ]);
+      const summary = readFileSync(out.summary, 'utf8');
+      const [testcase] = (await parseJunit(out.junit)).cases;
+      const bar = summary
+        .split('\n')
+        .find((line) => line.includes('Create branch') && line.includes(' :'));
+      return { code, summary, testcase, bar };
+    };
+    const failing = await run();
+    expect(failing.code).toBe(1);
+    // Listed as failing under the headline, which says "after" (not "in") the time taken.
+    expect(failing.summary).toMatch(/^- 🚫 .*\*\*Create branch\*\* cancelled$/m);
+    expect(failing.summary).toMatch(/cancelled · Create branch after /);
+    expect(failing.bar).toMatch(/:crit, /);
+    expect(failing.testcase).toMatchObject({ outcome: 'failure', type: 'cancelled' });
+
+    const passing = await run('--fail-on', 'error');
+    expect(passing.code).toBe(0);
+    expect(passing.summary).not.toMatch(/^- 🚫 /m);
+    expect(passing.summary).toMatch(/cancelled · Create branch in /);
+    expect(passing.bar).toMatch(/:done, /);
+    expect(passing.testcase).toMatchObject({
+      outcome: 'skipped',
+      message: 'cancelled, which fail_on does not count as a failure'
+    });
+  });
+
   it('exit 0 with --no-wait: one look; JUnit skips what was not awaited', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
     sim = await simulate([op]);

@@ -257,6 +257,27 @@ describe('project mode gates on the work it followed', () => {
     expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(3000);
   });
 
+  it('passes (idle) when fail_on leaves error out', async () => {
+    const s = await start(story(3000));
+    const { result } = await s.wait({ ...base, branch_id: 'br-a', fail_on: 'cancelled' });
+    expect(result.failure).toBeUndefined();
+    expect(result.status).toBe('idle');
+  });
+
+  it('fails on skipped when fail_on lists it, in operations mode too', async () => {
+    const op = operation(PROJECT, 'start_compute', [
+      [0, 'running'],
+      [500, 'skipped']
+    ]);
+    const s = await start([op]);
+    const plain = await s.wait({ ...base, operation_id: op.id });
+    expect(plain.result.failure).toBeUndefined();
+    expect(plain.result.status).toBe('skipped');
+    const strict = await s.wait({ ...base, operation_id: op.id, fail_on: 'skipped,error' });
+    expect(strict.result.status).toBe('skipped');
+    expect(strict.result.failure).toMatch(/start_compute .* is skipped/);
+  });
+
   it('fails at once with fail_fast', async () => {
     const s = await start(story(30_000));
     const { result } = await s.wait({ ...base, branch_id: 'br-a', fail_fast: 'true' });

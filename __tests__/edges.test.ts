@@ -1,3 +1,4 @@
+import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { NeonClient } from '../src/neon/client.js';
@@ -47,7 +48,7 @@ async function wait(
         wait: true,
         timeoutMs: 20_000,
         intervalMs: 5000,
-        failFast: false,
+        policy: DEFAULT_POLICY,
         ...settings
       },
       { client, clock, random, log: { info: () => undefined, warning: () => undefined } }

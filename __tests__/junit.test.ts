@@ -1,3 +1,4 @@
+import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { describe, expect, it } from '@jest/globals';
 import { renderJunit } from '../src/cli/junit.js';
 import type { Operation } from '../src/neon/operation.js';
@@ -26,6 +27,7 @@ function op(n: number, action: string, status: string, fields: Partial<Operation
 function report(operations: Operation[], fields: Partial<Report> = {}): Report {
   return {
     kind: 'operations',
+    policy: DEFAULT_POLICY,
     projectId: PROJECT,
     status: 'finished',
     timedOut: false,

@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { withOptions, withTables } from '../scripts/readme-tables.js';
-import { FLAGS, HELP } from '../src/cli/main.js';
+import { FLAGS, HELP, resultText } from '../src/cli/main.js';
 import { INPUTS } from '../src/inputs.js';
 import { NEON_API_HOST } from '../src/neon/client.js';
-import { OUTPUTS } from '../src/outputs.js';
+import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
 import { formatDuration } from '../src/util/duration.js';
+import { makeReport } from './helpers/builders.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -75,6 +76,13 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       expect(HELP).toMatch(new RegExp(`^  --${row.flag ?? row.name.replace(/_/g, '-')} `, 'm'));
     const cliMd = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
     expect(squeeze(cliMd)).toBe(squeeze(withOptions(cliMd)));
+  });
+
+  it("documents every field of --json, in its order: the outputs' rows and the command's own", () => {
+    const database = { ready: true, target: '127.0.0.1:5432/app', attempts: 1 };
+    const fields = Object.keys(JSON.parse(resultText(makeReport({ database }), true)) as object);
+    const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
+    expect(documented.map((row) => row.name)).toEqual(fields);
   });
 });
 

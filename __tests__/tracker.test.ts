@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { FAILED_GRACE_MS, OperationTracker, type WaitLog } from '../src/wait/tracker.js';
 import { makeOperation } from './helpers/builders.js';
 
 const T0 = Date.parse('2026-01-02T03:05:00Z');
+const FAIL_FAST = { ...DEFAULT_POLICY, failFast: true };
 
 function setup(ops = [makeOperation({ status: 'running' })]) {
   let now = T0;
@@ -30,18 +32,18 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
     tracker.record({ ...op, status: 'failed', failures_count: 1, retry_at: retryAt });
     expect(lines.at(-1)).toMatch(/failed \(failures: 1\) — retry due in 1m30s/);
     advance(80_000);
-    expect(tracker.judge(op.id, false)).toBe('pending');
-    expect(tracker.verdict(false)).toBe('pending');
+    expect(tracker.judge(op.id, DEFAULT_POLICY)).toBe('pending');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
   });
 
   it('fails once retry_at has passed by the grace period with no change', () => {
     const { tracker, op, advance } = setup();
     tracker.record({ ...op, status: 'failed', retry_at: new Date(T0 + 10_000).toISOString() });
     advance(10_000 + FAILED_GRACE_MS - 1);
-    expect(tracker.verdict(false)).toBe('pending');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
     advance(2);
-    expect(tracker.verdict(false)).toBe('failure');
-    expect(tracker.failures(false).map((o) => o.id)).toEqual([op.id]);
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('failure');
+    expect(tracker.failures(DEFAULT_POLICY).map((o) => o.id)).toEqual([op.id]);
   });
 
   it('fails a `failed` without retry_at that does not change for the grace period', () => {
@@ -49,9 +51,9 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
     tracker.record({ ...op, status: 'failed' });
     advance(FAILED_GRACE_MS - 1000);
     tracker.record({ ...op, status: 'failed' }); // the same again: no change
-    expect(tracker.verdict(false)).toBe('pending');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
     advance(1001);
-    expect(tracker.verdict(false)).toBe('failure');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('failure');
   });
 
   it('counts a change (another failure) as a sign of life that restarts the grace period', () => {
@@ -60,15 +62,15 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
     advance(FAILED_GRACE_MS - 1000);
     tracker.record({ ...op, status: 'failed', failures_count: 2 });
     advance(FAILED_GRACE_MS - 1000);
-    expect(tracker.verdict(false)).toBe('pending');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
     advance(2000);
-    expect(tracker.verdict(false)).toBe('failure');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('failure');
   });
 
   it('fails `failed` at once with fail_fast', () => {
     const { tracker, op } = setup();
     tracker.record({ ...op, status: 'failed', retry_at: new Date(T0 + 60_000).toISOString() });
-    expect(tracker.verdict(true)).toBe('failure');
+    expect(tracker.verdict(FAIL_FAST)).toBe('failure');
   });
 
   it('asks to look again just after retry_at when every open operation waits for a retry', () => {
@@ -77,17 +79,17 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
     const { tracker } = setup([a, b]);
     tracker.record({ ...a, status: 'failed', retry_at: new Date(T0 + 40_000).toISOString() });
     tracker.record({ ...b, status: 'running' });
-    expect(tracker.nextUsefulCheck(false)).toBeUndefined();
+    expect(tracker.nextUsefulCheck(DEFAULT_POLICY)).toBeUndefined();
     tracker.record({ ...b, status: 'failed', retry_at: new Date(T0 + 30_000).toISOString() });
-    expect(tracker.nextUsefulCheck(false)).toBe(T0 + 31_000);
+    expect(tracker.nextUsefulCheck(DEFAULT_POLICY)).toBe(T0 + 31_000);
   });
 
   it('does not take a status given in the `operations` input as the API’s word', () => {
     const op = makeOperation({ status: 'finished' });
     const tracker = new OperationTracker([op.id], [op], { info: () => {}, warning: () => {} });
-    expect(tracker.verdict(false)).toBe('pending');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
     tracker.record(op);
-    expect(tracker.verdict(false)).toBe('success');
+    expect(tracker.verdict(DEFAULT_POLICY)).toBe('success');
   });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
@@ -96,7 +98,7 @@ describe('OperationTracker: `failed`, decided from evidence', () => {
       const { tracker, op, lines } = setup();
       tracker.record({ ...op, status });
       tracker.record({ ...op, status });
-      expect(tracker.verdict(false)).toBe('pending');
+      expect(tracker.verdict(DEFAULT_POLICY)).toBe('pending');
       expect(lines.filter((l) => l.startsWith('warning:'))).toHaveLength(1);
     }
   );

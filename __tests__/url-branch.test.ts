@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseDatabaseUrl } from '../src/database/url.js';
 import { NeonClient } from '../src/neon/client.js';
-import { WAIT_STATUS } from '../src/wait/status.js';
+import { DEFAULT_POLICY, WAIT_STATUS } from '../src/wait/status.js';
 import { checkUrlBranch } from '../src/wait/url-branch.js';
 import type { WaitResult } from '../src/wait/wait.js';
 import { DEFAULT_KEY, project } from '../simulator/scenario.js';
@@ -48,6 +48,7 @@ function waited(): WaitResult {
   return {
     kind: 'operations',
     status: 'finished',
+    policy: DEFAULT_POLICY,
     projectId: PROJECT,
     timedOut: false,
     apiUnusable: false,

@@ -27,7 +27,7 @@ describe('waitUntil', () => {
       delay: () => 1000,
       clock
     });
-    expect(result).toEqual({ outcome: 'success', checks: 1, lastCheckAt: clock.now() });
+    expect(result).toEqual({ ended: 'success', checks: 1, lastCheckAt: clock.now() });
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -39,7 +39,7 @@ describe('waitUntil', () => {
       delay: (n) => n * 1000,
       clock
     });
-    expect(result).toEqual({ outcome: 'failure', checks: 3, lastCheckAt: clock.now() });
+    expect(result).toEqual({ ended: 'failure', checks: 3, lastCheckAt: clock.now() });
     expect(clock.sleeps).toEqual([1000, 2000]);
   });
 
@@ -54,7 +54,7 @@ describe('waitUntil', () => {
       },
       { deadline: start + 12_000, delay: () => 5000, clock }
     );
-    expect(result.outcome).toBe('timeout');
+    expect(result.ended).toBe('timeout');
     expect(checkTimes).toEqual([0, 5000, 10_000, 11_700]);
     expect(clock.now()).toBeLessThanOrEqual(start + 12_000);
   });
@@ -82,7 +82,7 @@ describe('waitUntil', () => {
       },
       { deadline: clock.now() + 5000, delay: () => 1000, clock }
     );
-    expect(result).toMatchObject({ outcome: 'timeout', checks: 1, lastCheckAt: clock.now() });
+    expect(result).toMatchObject({ ended: 'timeout', checks: 1, lastCheckAt: clock.now() });
     expect(result.fault?.lastError).toBe('HTTP 503: unavailable');
     expect(result.fault?.lastTryAt).toBe(clock.now() + 4700);
   });
@@ -107,7 +107,7 @@ describe('waitUntil', () => {
       signal: controller.signal
     });
     expect(sleeping).toBe(true);
-    expect(result).toMatchObject({ outcome: 'cancelled', checks: 1 });
+    expect(result).toMatchObject({ ended: 'cancelled', checks: 1 });
   });
 
   it('lets other errors through (a refused key is not a timeout)', async () => {

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FLAGS, flagText, flagUsage } from '../src/cli/main.js';
 import { INPUTS } from '../src/inputs.js';
-import { OUTPUTS } from '../src/outputs.js';
+import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
 
 const cell = (text: string): string => text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
 
@@ -48,9 +48,14 @@ export function withTables(readme: string): string {
   );
 }
 
+/** docs/cli.md's options, and the fields of `--json`: the outputs that have one, then the command's own. */
 export function withOptions(cliMd: string): string {
   const rows = FLAGS.map((row): [string, string] => [`\`${flagUsage(row)}\``, flagText(row)]);
-  return put(cliMd, 'options', table(['option', 'what it does'], rows));
+  const fields = [...OUTPUTS, ...COMMAND_FIELDS].flatMap(
+    ({ name, json }): Array<[string, string]> => (json ? [[`\`${name}\``, json]] : [])
+  );
+  const withFields = put(cliMd, 'json-fields', table(['field', 'type'], fields));
+  return put(withFields, 'options', table(['option', 'what it does'], rows));
 }
 
 if (process.argv[1]?.endsWith('readme-tables.js')) {

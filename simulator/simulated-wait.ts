@@ -3,6 +3,7 @@ import type { Transport } from '../src/neon/http.js';
 import type { Operation } from '../src/neon/operation.js';
 import type { Clock } from '../src/util/clock.js';
 import { CancelledError } from '../src/util/errors.js';
+import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import { DEFAULT_KEY, operation, type OperationScript, singleProject } from './scenario.js';
 import { startSimulator } from './server.js';
@@ -147,7 +148,7 @@ export async function engineWait(options: EngineWaitOptions): Promise<WaitResult
         wait: true,
         timeoutMs: options.timeoutMs,
         intervalMs: options.intervalMs,
-        failFast: false
+        policy: DEFAULT_POLICY
       },
       {
         client,

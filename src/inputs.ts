@@ -1,3 +1,5 @@
+import { DEFAULT_POLICY, FAIL_ON_CHOICES } from './wait/status.js';
+
 /**
  * Every input, once: action.yml is checked against these rows; the command's flags and help and
  * the docs' tables are made from them (`npm run docs`). `name`: action.yml's, and the flag's
@@ -6,14 +8,16 @@
  * `description`: one line stating the default and bounds; `help`: the command's words where those
  * do not fit. `only`: the one front end that has it. `arg`: the flag's argument (none: a switch).
  * `env`: read when the flag is absent. `secret`: the command names it by its variable (its flag is
- * discouraged). `multiple`: the flag may be repeated.
+ * discouraged). `multiple`: the flag may be repeated. `choices`: what a `choice` or `list` input
+ * takes (`chosen()` in settings.ts reads both).
  */
-export interface Input {
-  name: string;
-  type: 'duration' | 'count' | 'bool' | 'text';
+interface InputRow {
+  /** `choice`: one of `choices`; `list`: any of them, separated by commas. */
+  type: 'duration' | 'count' | 'bool' | 'text' | 'choice' | 'list';
   default?: string;
   min?: number;
   max?: number;
+  choices?: readonly string[];
   description: string;
   only?: 'action' | 'command';
   arg?: string;
@@ -27,49 +31,53 @@ export interface Input {
 
 const H = 3_600_000;
 
-// A table, one input a line: name, type, default, description, the rest.
+// A table, one input a line, in the order of the docs and the help.
 // prettier-ignore
-const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<Input>?]> = [
-  ['api_key', 'text', undefined, 'Required. Neon API key, from a secret. Masked at once; never printed.', { arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' }],
-  ['project_id', 'text', '', 'Project id. Default: taken from `operations`, else the only project the key can see.', { arg: 'ID', env: 'NEON_PROJECT_ID' }],
-  ['org_id', 'text', '', 'Organization id, to find the project with a personal key. Default none.', { arg: 'ID' }],
-  ['branch_id', 'text', '', "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", { arg: 'ID' }],
-  ['endpoint_id', 'text', '', 'Compute (endpoint) id. Without operation ids, wait until no operation of this compute is in progress. Default none.', { arg: 'ID' }],
-  ['operation_id', 'text', '', 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', { arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' }],
-  ['operations', 'text', '', 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', { arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' }],
-  ['wait', 'bool', 'true', '`false` reports the current state and succeeds, without waiting. Default `true`.', { flag: 'no-wait', help: 'look once and report, whatever the status' }],
-  ['timeout', 'duration', '10m', 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', { arg: 'DURATION', min: 1000, max: 6 * H }], // a hosted job's longest run
-  ['interval', 'duration', '5s', "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", { arg: 'DURATION', min: 1000, max: H }],
-  ['fail_fast', 'bool', 'false', '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', { help: 'end at a failed status, not wait for its retry' }],
-  ['api_host', 'text', 'https://console.neon.tech/api/v2', 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', { arg: 'URL', env: 'NEON_API_HOST' }],
-  ['summary', 'bool', 'true', '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', { only: 'action' }],
-  ['summary_limit', 'count', '20', 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', { arg: 'N', min: 0, max: 1000 }],
-  ['since', 'text', '', 'List operations created since an ISO 8601 time or date (e.g. 20261125) or a duration ago with its unit (2h, 7d). Default: the newest.', { arg: 'TIME' }],
-  ['comment_on_pr', 'bool', 'false', '`true` posts the summary as one sticky comment on the pull request. Default `false`.', { only: 'action' }],
-  ['comment_tag', 'text', '', 'Keeps the comments of several uses apart (letters, digits, spaces, . _ : / @ + -). Default none.', { only: 'action' }],
-  ['watch_job', 'bool', 'false', '`true` also waits, in a post step at the end of the job, for every operation the job started, and fails the job when one did not succeed. Default `false`.', { only: 'action' }],
-  ['database_url', 'text', '', 'PostgreSQL URL. After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).', { arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)' }],
-  ['github_token', 'text', '${{ github.token }}', "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", { only: 'action' }],
-  ['database_url_file', 'text', '', 'the database URL, read from a file', { only: 'command', arg: 'PATH' }],
-  ['database_url_env', 'text', '', 'the database URL, read from this variable (e.g. DATABASE_URL)', { only: 'command', arg: 'NAME' }],
-  ['json', 'bool', 'false', 'print one JSON object (the fields below) instead of the verdict line', { only: 'command' }],
-  ['summary_file', 'text', '', 'write the Markdown report (as the job summary)', { only: 'command', arg: 'PATH' }],
-  ['junit', 'text', '', 'write JUnit XML, a test case per operation', { only: 'command', arg: 'PATH' }],
-  ['progress', 'text', 'auto', 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', { only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' }],
-  ['quiet', 'bool', 'false', 'only errors on stderr (--progress none)', { only: 'command' }],
-  ['help', 'bool', 'false', 'this help', { only: 'command', short: 'h' }],
-  ['version', 'bool', 'false', 'the version', { only: 'command', short: 'v' }]
-];
+const ROWS = {
+  api_key: { type: 'text', description: 'Required. Neon API key, from a secret. Masked at once; never printed.', arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' },
+  project_id: { type: 'text', default: '', description: 'Project id. Default: taken from `operations`, else the only project the key can see.', arg: 'ID', env: 'NEON_PROJECT_ID' },
+  org_id: { type: 'text', default: '', description: 'Organization id, to find the project with a personal key. Default none.', arg: 'ID' },
+  branch_id: { type: 'text', default: '', description: "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", arg: 'ID' },
+  endpoint_id: { type: 'text', default: '', description: 'Compute (endpoint) id. Without operation ids, wait until no operation of this compute is in progress. Default none.', arg: 'ID' },
+  operation_id: { type: 'text', default: '', description: 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' },
+  operations: { type: 'text', default: '', description: 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' },
+  wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status' },
+  timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H }, // a hosted job's longest run
+  interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", arg: 'DURATION', min: 1000, max: H },
+  fail_fast: { type: 'bool', default: 'false', description: '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', help: 'end at a failed status, not wait for its retry' },
+  fail_on: { type: 'list', choices: FAIL_ON_CHOICES, default: DEFAULT_POLICY.failOn.join(','), description: `Final statuses that fail the step, separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}. A \`failed\` operation fails when Neon gives up on it (at once with \`fail_fast\`). Default \`${DEFAULT_POLICY.failOn.join(',')}\`.`, arg: 'STATUSES' },
+  api_host: { type: 'text', default: 'https://console.neon.tech/api/v2', description: 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', arg: 'URL', env: 'NEON_API_HOST' },
+  summary: { type: 'bool', default: 'true', description: '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', only: 'action' },
+  summary_limit: { type: 'count', default: '20', description: 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', arg: 'N', min: 0, max: 1000 },
+  since: { type: 'text', default: '', description: 'List operations created since an ISO 8601 time or date (e.g. 20261125) or a duration ago with its unit (2h, 7d). Default: the newest.', arg: 'TIME' },
+  comment_on_pr: { type: 'bool', default: 'false', description: '`true` posts the summary as one sticky comment on the pull request. Default `false`.', only: 'action' },
+  comment_tag: { type: 'text', default: '', description: 'Keeps the comments of several uses apart (letters, digits, spaces, . _ : / @ + -). Default none.', only: 'action' },
+  watch_job: { type: 'bool', default: 'false', description: '`true` also waits, in a post step at the end of the job, for every operation the job started, and fails the job when one did not succeed. Default `false`.', only: 'action' },
+  database_url: { type: 'text', default: '', description: 'PostgreSQL URL. After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).', arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)' },
+  github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", only: 'action' },
+  database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH' },
+  database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME' },
+  json: { type: 'bool', default: 'false', description: 'print one JSON object (the fields below) instead of the verdict line', only: 'command' },
+  summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH' },
+  junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH' },
+  progress: { type: 'choice', choices: ['auto', 'live', 'plain', 'none'], default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' },
+  quiet: { type: 'bool', default: 'false', description: 'only errors on stderr (--progress none)', only: 'command' },
+  help: { type: 'bool', default: 'false', description: 'this help', only: 'command', short: 'h' },
+  version: { type: 'bool', default: 'false', description: 'the version', only: 'command', short: 'v' }
+} satisfies Record<string, InputRow>;
 
-export const INPUTS: readonly Input[] = ROWS.map(([name, type, value, description, rest]) =>
-  Object.assign({ name, type, default: value, description }, rest)
-);
+/** An input's name, as action.yml spells it: the compiler checks every name the code reads. */
+export type InputName = keyof typeof ROWS;
 
-export function input(name: string): Input {
-  const row = INPUTS.find((r) => r.name === name);
-  if (row) return row;
-  throw new Error(`No input '${name}'`);
+export interface Input extends InputRow {
+  name: InputName;
 }
+
+export const input = (name: InputName): Input => Object.assign({ name }, ROWS[name]);
+
+const isInputName = (name: string): name is InputName => Object.hasOwn(ROWS, name);
+
+export const INPUTS: readonly Input[] = Object.keys(ROWS).filter(isInputName).map(input);
 
 /** The command's flag for an input (`project-id`), without its dashes. */
 export const flagOf = (row: Input): string => row.flag ?? row.name.replace(/_/g, '-');

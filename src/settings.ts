@@ -1,6 +1,6 @@
 import { isOperation, normalizeOperation, RESOURCE_ID, UUID } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
-import { input as row } from './inputs.js';
+import { type InputName, input as row } from './inputs.js';
 import { formatDuration, parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError, type Naming } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
@@ -17,7 +17,7 @@ export interface Settings extends EngineSettings {
 /** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
 
-type Field = { value: string; name: string };
+type Field = { value: string; name: InputName };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
 const BOOL = new Map([
@@ -38,10 +38,10 @@ const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no
  * @param mask asks the log's viewer to hide a secret (`::add-mask::`); secrets are redacted anyway
  */
 export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
-  const field = (name: string): Field => ({ value: input(name).trim(), name });
-  const bool = (name: string): boolean =>
+  const field = (name: InputName): Field => ({ value: input(name).trim(), name });
+  const bool = (name: InputName): boolean =>
     check(field(name), row(name).default === 'true', (v) => BOOL.get(v), BOOL_FORM);
-  const text = (name: string, pattern: RegExp, form: string): string | undefined =>
+  const text = (name: InputName, pattern: RegExp, form: string): string | undefined =>
     check(field(name), undefined, (v) => (pattern.test(v) ? v : undefined), form);
 
   const databaseUrl = input('database_url').trim();
@@ -83,7 +83,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     operationIds: [...new Set([...idsFromInput, ...givenOperations.map((op) => op.id)])],
     givenOperations,
     wait,
-    failFast: bool('fail_fast'),
+    policy: { failOn: chosen(field('fail_on')), failFast: bool('fail_fast') },
     summary: bool('summary'),
     summaryLimit: count(field('summary_limit')),
     commentOnPr: bool('comment_on_pr'),
@@ -122,6 +122,20 @@ export function check<T>(field: Field, unset: T, read: (v: string) => T | undefi
 }
 
 /** An error whose message starts with the input's name (`text` may name others). */
+/**
+ * A `choice` input (one of its row's `choices`) or a `list` one (any of them, separated by commas
+ * or spaces); unset: the row's default.
+ */
+export function chosen(field: Field): string[] {
+  const { type, choices = [], default: fallback = '' } = row(field.name);
+  const words = (field.value || fallback).split(/[\s,]+/).filter(Boolean);
+  const wrong = words.find((word) => !choices.includes(word));
+  const named = `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
+  if (wrong === undefined && (type === 'list' || words.length === 1)) return words;
+  const form = type === 'list' ? `any of ${named}, separated by commas` : named;
+  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
+}
+
 function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
   const words = typeof text === 'string' ? () => text : text;
   return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
@@ -150,7 +164,7 @@ const SINCE_FORM =
  * number is neither (`20261125` is a date; `90` would be seconds only for `timeout`), so it is refused.
  */
 export function sinceInput(value: string, now: number): number | undefined {
-  const field = { value, name: 'since' };
+  const field: Field = { value, name: 'since' };
   const bare = /^\d+(\.\d+)?$/.test(value);
   const back = bare ? undefined : parseDuration(value);
   const at = back !== undefined ? now - back : isoTime(value);

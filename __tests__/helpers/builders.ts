@@ -1,3 +1,4 @@
+import { DEFAULT_POLICY } from '../../src/wait/status.js';
 import type { Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
 import type { RecentOperations } from '../../src/neon/recent.js';
@@ -29,6 +30,7 @@ export function makeReport(fields: Partial<Report> = {}): Report {
   const finishedAt = fields.finishedAt ?? Date.parse('2026-01-02T03:10:00Z');
   return {
     kind: 'operations',
+    policy: DEFAULT_POLICY,
     waited: true,
     projectId: 'spring-example-302709',
     status: 'finished',

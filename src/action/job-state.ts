@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import type { MainVerdict, Report } from '../report/model.js';
+import type { MainEnding, Report } from '../report/model.js';
 import { truncate } from '../util/text.js';
 import { decodeMark, encodeMark } from '../wait/job-mark.js';
 import type { JobMark } from '../wait/job-mark.js';
@@ -37,15 +37,15 @@ export function saveJobMark(mark: JobMark): void {
 export const savedJobMark = (): JobMark | undefined => decodeMark(core.getState(KEY.mark));
 
 /** The main step's verdict, bounded, once it reported (with `watch_job` and ids to wait for). */
-export function saveMainVerdict(report: Report): void {
+export function saveMainEnding(report: Report): void {
   if (!markSaved || report.status === WAIT_STATUS.watching) return;
   const failure = report.failure && truncate(report.failure, 2000);
   save(KEY.verdict, JSON.stringify({ status: truncate(report.status, 100), failure }));
 }
 
-export function savedMainVerdict(): MainVerdict | undefined {
+export function savedMainEnding(): MainEnding | undefined {
   try {
-    const { status, failure } = JSON.parse(core.getState(KEY.verdict)) as Partial<MainVerdict>;
+    const { status, failure } = JSON.parse(core.getState(KEY.verdict)) as Partial<MainEnding>;
     if (typeof status === 'string')
       return { status, failure: typeof failure === 'string' ? failure : undefined };
   } catch {

@@ -1,4 +1,4 @@
-import type { MainVerdict, Report } from '../report/model.js';
+import type { MainEnding, Report } from '../report/model.js';
 import { boolOrNot } from '../settings.js';
 import * as state from './job-state.js';
 import * as log from './log.js';
@@ -23,7 +23,7 @@ export async function run(signal = new AbortController().signal): Promise<void> 
       );
     return;
   }
-  const main = state.savedMainVerdict();
+  const main = state.savedMainEnding();
   await runAction(signal, {
     settings: {
       projectId: mark.projectId,
@@ -43,7 +43,7 @@ export async function run(signal = new AbortController().signal): Promise<void> 
  * The job's report: what the post step saw, with the main step's verdict beside it. The headline
  * is the worse of the two; the post step fails only for what it saw (the main step already did).
  */
-function wholeJob(report: Report, main: MainVerdict | undefined): Report {
+function wholeJob(report: Report, main: MainEnding | undefined): Report {
   if (!main) return report; // none saved: the main step only set the mark (no ids to wait for)
   const status = report.failure || !main.failure ? report.status : main.status;
   return { ...report, status, mainStep: main };

@@ -3,10 +3,10 @@ import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
-import { outcomeOf, WAIT_STATUS } from '../wait/status.js';
+import { shownAs, WAIT_STATUS } from '../wait/status.js';
 
-/** Passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
-type Outcome =
+/** What JUnit says of a case: passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
+type CaseVerdict =
   [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
 
 /**
@@ -18,22 +18,22 @@ export function renderJunit(report: Report): string {
   const { status, failure, lastError, database: db } = report;
   const cases = report.operations.map((op) => ({
     name: [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' '),
-    ms: wallTime(op, report.finishedAt),
-    outcome: testCaseOf(report, op)
+    ms: wallTime(op, report),
+    verdict: testCaseOf(report, op)
   }));
   if (db) {
     const why = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
-    const outcome: Outcome = db.ready
+    const verdict: CaseVerdict = db.ready
       ? []
       : db.notTried
         ? ['skipped', `not tried: ${db.notTried}`]
         : ['failure', 'database not ready', why, db.problem];
-    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, outcome });
+    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, verdict });
   }
   const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
   if (ended.includes(status) || (report.timedOut && lastError)) {
-    const outcome: Outcome = ['error', status.replace('_', ' '), status, failure ?? lastError];
-    cases.push({ name: 'wait', ms: 0, outcome });
+    const verdict: CaseVerdict = ['error', status.replace('_', ' '), status, failure ?? lastError];
+    cases.push({ name: 'wait', ms: 0, verdict });
   }
   // Two of a name in one run (two computes started on one branch) are told apart by their rank.
   const names = cases.map((c) => c.name);
@@ -41,13 +41,13 @@ export function renderJunit(report: Report): string {
     const rank = names.slice(0, i).filter((n) => n === names[i]).length + 1;
     if (rank > 1) c.name += ` #${rank}`;
   });
-  const count = (kind: string): number => cases.filter((c) => c.outcome[0] === kind).length;
+  const count = (kind: string): number => cases.filter((c) => c.verdict[0] === kind).length;
   const totals = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
   const project = report.projectId ?? '';
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(({ name, ms, outcome: [kind, message = '', type, detail] }) => {
+    ...cases.map(({ name, ms, verdict: [kind, message = '', type, detail] }) => {
       const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
       if (!kind) return `${head}/>`;
       // The detail may be the API's text: cut.
@@ -59,14 +59,17 @@ export function renderJunit(report: Report): string {
   ].join('\n');
 }
 
-function testCaseOf(report: Report, op: AwaitedOperation): Outcome {
+function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {
   const status = op.status ?? 'not seen';
-  const outcome = outcomeOf(status);
-  if (outcome === 'skipped') return ['skipped', 'skipped by the control plane'];
-  if (outcome === 'passed') return [];
+  const shown = shownAs(status, report.policy);
+  if (shown === 'skipped' && status === 'skipped')
+    return ['skipped', 'skipped by the control plane'];
+  if (shown === 'skipped')
+    return ['skipped', `${status}, which fail_on does not count as a failure`];
+  if (shown === 'success') return [];
   const failures = op.failures_count ? ` (failures_count ${op.failures_count})` : '';
   const own = `operation ${op.id}: ${op.error ?? 'no error text'}`;
-  if (outcome === 'failed') return ['failure', `${status}${failures}`, status, own];
+  if (shown === 'failure') return ['failure', `${status}${failures}`, status, own];
   if (!report.waited) return ['skipped', `not awaited (--no-wait); it was ${status}`];
   // Still open: at the deadline it is what timed out; else another's ending cut it short.
   const deadline = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
@@ -75,10 +78,10 @@ function testCaseOf(report: Report, op: AwaitedOperation): Outcome {
 }
 
 /** From created_at to updated_at once it ended, else to the end of the wait. */
-function wallTime(op: AwaitedOperation, end: number): number {
+function wallTime(op: AwaitedOperation, report: Report): number {
   if (!isSeen(op)) return 0;
-  const open = outcomeOf(op.status) === 'open';
-  return (open ? end : Date.parse(op.updated_at)) - Date.parse(op.created_at);
+  const open = shownAs(op.status, report.policy) === 'pending';
+  return (open ? report.finishedAt : Date.parse(op.updated_at)) - Date.parse(op.created_at);
 }
 
 const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);

@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
-import { flagOf, input, type Input, INPUTS } from '../inputs.js';
+import { flagOf, input, type Input, type InputName, INPUTS } from '../inputs.js';
 import { OUTPUTS, resultFields, resultJson } from '../outputs.js';
 import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
@@ -64,7 +64,10 @@ const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((r) => [flagOf(r), option(r)])
 );
 
-const REPORTS = { summary_file: renderSummary, junit: renderJunit };
+const REPORTS: ReadonlyArray<[InputName, (report: Report) => string]> = [
+  ['summary_file', renderSummary],
+  ['junit', renderJunit]
+];
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
@@ -92,7 +95,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
-  for (const name in REPORTS) if (values[name]) prepareReportFile(values[name], name);
+  for (const [name] of REPORTS) if (values[name]) prepareReportFile(values[name], name);
   // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
   // --timeout is wrong (the settings say so next), the longest when it is too long.
   const { default: longest, max } = input('timeout');
@@ -210,7 +213,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const writing = io.writing();
   let unwritten = 0;
-  for (const [name, render] of Object.entries(REPORTS)) {
+  for (const [name, render] of REPORTS) {
     const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);

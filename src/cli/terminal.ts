@@ -1,5 +1,5 @@
 import type { AwaitedOperation } from '../neon/operation.js';
-import { check } from '../settings.js';
+import { chosen } from '../settings.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
@@ -20,8 +20,7 @@ const CI =
 
 /** `--progress` (else its variable; `--quiet` is none); auto: live on a terminal, unless dumb or CI. */
 export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boolean) {
-  const valid = (v: string) => /^(auto|live|plain|none)$/.exec(v)?.[0];
-  const style = check({ name: 'progress', value }, 'auto', valid, 'auto, live, plain or none');
+  const [style] = chosen({ name: 'progress', value });
   if (style !== 'auto') return style as ProgressStyle;
   const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
   return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';

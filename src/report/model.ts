@@ -1,6 +1,6 @@
 import type { AwaitedOperation } from '../neon/operation.js';
-import type { ResultStatus } from '../wait/status.js';
-import { WAIT_STATUS } from '../wait/status.js';
+import type { Ending } from '../wait/conclusion.js';
+import { DEFAULT_POLICY, WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
 import type { RecentOperations } from '../neon/recent.js';
 import { COLUMNS } from './table.js';
@@ -8,10 +8,8 @@ import { COLUMNS } from './table.js';
 /** Everything a run saw, whatever way it ended: the outputs, the summary and the comment are made from it. */
 export type Report = Omit<WaitResult, 'checks' | 'apiUnusable' | 'newestPage'> & ReportContext;
 
-export interface MainVerdict {
-  status: ResultStatus;
-  failure?: string;
-}
+/** How the main step of `watch_job` ended, as the post step reads it back. */
+export type MainEnding = Pick<Ending, 'status' | 'failure'>;
 
 interface ReportContext {
   waited: boolean;
@@ -24,8 +22,8 @@ interface ReportContext {
   recentError?: string;
   /** Link the project and branches to the Neon console (`consoleLinksFor`). */
   consoleLinks?: boolean;
-  /** The post step of `watch_job`: the main step's verdict, shown beside what the post step saw. */
-  mainStep?: MainVerdict;
+  /** The post step of `watch_job`: how the main step ended, shown beside what the post step saw. */
+  mainStep?: MainEnding;
 }
 
 /** The report of a wait, built once from its result and what was fetched for the summary. */
@@ -38,6 +36,7 @@ export function buildReport(result: WaitResult, context: ReportContext): Report 
 export function inputErrorReport(message: string, startedAt: number, now: number): Report {
   return {
     kind: 'operations',
+    policy: DEFAULT_POLICY,
     waited: false,
     status: WAIT_STATUS.inputError,
     timedOut: false,

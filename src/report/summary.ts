@@ -6,8 +6,8 @@ import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import { modeWords } from '../wait/modes/index.js';
-import { isKnownStatus, outcomeOf, statusLabel, statusMarker } from '../wait/status.js';
-import type { MainVerdict, Report } from './model.js';
+import { isKnownStatus, shownAs, statusLabel, statusMarker } from '../wait/status.js';
+import type { MainEnding, Report } from './model.js';
 import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
@@ -61,7 +61,9 @@ function viewOf(report: Report) {
   const awaitedIds = new Set(awaited.map((op) => op.id));
   const recent = uniqueById(report.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
-  const failing = awaited.filter((op) => isSeen(op) && outcomeOf(op.status) === 'failed');
+  const failing = awaited.filter(
+    (op) => isSeen(op) && shownAs(op.status, report.policy) === 'failure'
+  );
   const listed = failing.slice(0, FAILING_LISTED);
   return { awaited, others, repeated: recent.length - others.length, failing, listed };
 }
@@ -115,7 +117,7 @@ function top(report: Report, view: View, shape: Shape): string[] {
 }
 
 /** `Main step: ❌ error · why`: the post step's report shows the whole job. */
-function mainStepLine(main: MainVerdict, quote: (text: string) => string): string {
+function mainStepLine(main: MainEnding, quote: (text: string) => string): string {
   const why = main.failure ? ` · ${quote(main.failure)}` : '';
   return `Main step: ${statusMarker(main.status)} ${escapeText(statusLabel(main.status))}${why}`;
 }
@@ -130,7 +132,8 @@ function headline(report: Report, view: View): string {
   const verdict = `### ${statusMarker(status)} Neon ${words.subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
-  const succeeded = !words.awaitsPlace && ['passed', 'skipped'].includes(outcomeOf(status));
+  const succeeded =
+    !words.awaitsPlace && ['success', 'skipped'].includes(shownAs(status, report.policy));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
   if (words.awaitsPlace) return `${verdict} ${when}`;
   const what = namesOf(view.awaited);
@@ -172,7 +175,9 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
   }
 
   const shownOthers = others.slice(0, shape.recentRows);
-  const timeline = shape.timeline ? renderTimeline(awaited, shownOthers, now, words.section) : [];
+  const timeline = shape.timeline
+    ? renderTimeline(awaited, shownOthers, now, words.section, report.policy)
+    : [];
   const title = 'Timeline (times in your time zone)';
   if (timeline.length > 0 && target === 'comment') lines.push(`#### ${title}`, '', ...timeline, '');
   else if (timeline.length > 0)

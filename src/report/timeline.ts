@@ -1,7 +1,7 @@
 import { actionName, isValidTime, operationDurationMs } from './display.js';
 import { type AwaitedOperation, isSeen, type Operation, shortId } from '../neon/operation.js';
 import { YEAR_MS } from '../util/duration.js';
-import { outcomeOf } from '../wait/status.js';
+import { DEFAULT_POLICY, type FailurePolicy, shownAs } from '../wait/status.js';
 
 /** Rows beyond this make a chart nobody can read; the first given (the newest) are kept. */
 export const TIMELINE_ROWS = 25;
@@ -24,9 +24,11 @@ export function renderTimeline(
   awaited: readonly AwaitedOperation[],
   others: readonly AwaitedOperation[],
   now: number,
-  title = 'Awaited'
+  title = 'Awaited',
+  policy: FailurePolicy = DEFAULT_POLICY
 ): string[] {
-  const barsOf = (ops: readonly AwaitedOperation[]) => ops.flatMap((op) => bar(op, now) ?? []);
+  const barsOf = (ops: readonly AwaitedOperation[]) =>
+    ops.flatMap((op) => bar(op, now, policy) ?? []);
   const mainBars = barsOf(awaited);
   if (mainBars.length === 0) return [];
   const from = Math.min(...mainBars.map((b) => b.start));
@@ -84,9 +86,9 @@ export function tickInterval(spanMs: number): string {
   return `${seconds / per}${unit}`;
 }
 
-const TAGS = { failed: 'crit, ', open: 'active, ', passed: 'done, ', skipped: 'done, ' };
+const TAGS = { failure: 'crit, ', pending: 'active, ', success: 'done, ', skipped: 'done, ' };
 
-function bar(op: AwaitedOperation, now: number): Bar | undefined {
+function bar(op: AwaitedOperation, now: number, policy: FailurePolicy): Bar | undefined {
   if (!isSeen(op)) return undefined;
   const start = Date.parse(op.created_at);
   // Only what a chart of recent work can show: within a year of now (the API keeps 6 months).
@@ -94,7 +96,12 @@ function bar(op: AwaitedOperation, now: number): Bar | undefined {
   // A duration the chart cannot draw (negative, or past year 275760) is drawn as a moment.
   const reported = operationDurationMs(op, now) ?? 0;
   const duration = isValidTime(start + reported) && reported >= 0 ? Math.min(reported, YEAR_MS) : 0;
-  return { label: barLabel(op), tag: TAGS[outcomeOf(op.status)], start, end: start + duration };
+  return {
+    label: barLabel(op),
+    tag: TAGS[shownAs(op.status, policy)],
+    start,
+    end: start + duration
+  };
 }
 
 /**

@@ -9,13 +9,13 @@ import {
 } from '../util/errors.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
-import type { LoopOutcome } from './loop.js';
+import type { LoopEnding } from './loop.js';
 import type { WaitSettings } from './wait-settings.js';
-import { type ResultStatus, WAIT_STATUS } from './status.js';
+import { type Status, WAIT_STATUS } from './status.js';
 
-/** How a wait ended, beyond what its mode concluded: the fields of the result this sets. */
+/** How a wait ended (its mode's conclusion, a timeout, a cancellation or an error): the fields of the result this sets. */
 export interface Ending {
-  status: ResultStatus;
+  status: Status;
   timedOut?: boolean;
   /** Why the step fails, when it does. */
   failure?: string;
@@ -85,7 +85,7 @@ function withHint(error: ApiError, named: Naming): string {
  */
 export function deadlineEnding(
   { settings, startedAt }: EndingContext,
-  { fault, lastCheckAt }: Pick<LoopOutcome, 'fault' | 'lastCheckAt'>,
+  { fault, lastCheckAt }: Pick<LoopEnding, 'fault' | 'lastCheckAt'>,
   open: AwaitedOperation[] = [],
   scope?: string
 ): Ending {

@@ -14,8 +14,8 @@ interface LoopOptions {
 }
 
 /** How the loop ended. It knows nothing of HTTP: a check is a function passed in. */
-export interface LoopOutcome {
-  outcome: 'success' | 'failure' | 'timeout' | 'cancelled';
+export interface LoopEnding {
+  ended: Exclude<Verdict, 'pending'> | 'timeout' | 'cancelled';
   checks: number;
   /** When the last check began (epoch ms). */
   lastCheckAt?: number;
@@ -31,12 +31,12 @@ export interface LoopOutcome {
 export async function waitUntil(
   check: () => Promise<Verdict>,
   { deadline, delay, firstDelay = 0, clock = systemClock, signal }: LoopOptions
-): Promise<LoopOutcome> {
+): Promise<LoopEnding> {
   const last = deadline - LAST_TRY_LEAD_MS;
   let checks = 0;
   let lastCheckAt: number | undefined;
-  const ended = (outcome: LoopOutcome['outcome'], fault?: DeadlineError) =>
-    ({ outcome, checks, lastCheckAt, fault }) satisfies LoopOutcome;
+  const ended = (how: LoopEnding['ended'], fault?: DeadlineError) =>
+    ({ ended: how, checks, lastCheckAt, fault }) satisfies LoopEnding;
   try {
     if (firstDelay > 0) await clock.sleep(Math.min(firstDelay, last - clock.now()), signal);
     for (;;) {

@@ -2,7 +2,8 @@ import type { NeonClient } from '../neon/client.js';
 import type { Operation } from '../neon/operation.js';
 import type { FetchedPage } from '../neon/paging.js';
 import { oneLine } from '../util/text.js';
-import { aggregateStatus, type ResultStatus, type Verdict } from './status.js';
+import type { Ending } from './conclusion.js';
+import { aggregateStatus, type Verdict } from './status.js';
 import type { OperationTracker } from './tracker.js';
 import type { WaitSettings } from './wait-settings.js';
 
@@ -29,13 +30,6 @@ export interface ModeWords {
   awaitsPlace: boolean;
 }
 
-/** A wait's final word when its checks ended it (not a timeout, a cancellation or an error). */
-export interface Conclusion {
-  status: ResultStatus;
-  /** Why the step fails, when it does. */
-  failure?: string;
-}
-
 /** One way of waiting (a file in `modes/`); the loop, deadline, retries and errors are shared. */
 export interface WaitMode {
   /** The log's first line: what is awaited. */
@@ -44,7 +38,8 @@ export interface WaitMode {
   scope: string;
   refresh(deadline: number): Promise<void>;
   verdict(): Verdict;
-  conclude(): Conclusion;
+  /** The ending when the checks ended the wait (not a timeout, a cancellation or an error). */
+  conclude(): Ending;
   /** The newest page of List operations from the last check, if it made one (the summary reuses it). */
   newestPage(): FetchedPage | undefined;
 }
@@ -80,8 +75,8 @@ export function inScope(op: Operation, { branchId, endpointId }: WaitSettings): 
   return true;
 }
 
-/** The conclusion for operations that did not succeed: the worst status, and why. */
-export function failed(what: string, ops: Operation[]): Conclusion {
+/** The ending for operations that did not succeed: the worst status, and why. */
+export function failed(what: string, ops: Operation[]): Ending {
   // `create_branch 1a2b… is error (failures_count 2): text`
   const each = ops.map(
     (op) =>

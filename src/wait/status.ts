@@ -11,70 +11,120 @@ export const WAIT_STATUS = {
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
   databaseError: 'database_error'
 } as const;
-/** The `status` output: a wait status, or an operation's status as the API wrote it. */
-export type ResultStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS] | (string & {});
+type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
 
+/** The API's OperationStatus enum. */
+type ApiStatus =
+  | 'finished'
+  | 'skipped'
+  | 'failed'
+  | 'cancelled'
+  | 'error'
+  | 'cancelling'
+  | 'running'
+  | 'scheduling';
+
+/** The `status` output: a wait status, or an operation's status as the API wrote it. */
+export type Status = ApiStatus | WaitStatus | (string & {});
+
+/** What a status means for the step, under the failure policy: see CONTRIBUTING's glossary. */
 export type Verdict = 'success' | 'failure' | 'pending';
 
-/** How a test report (JUnit) and the timeline show an operation's status; `open` depends on how the wait ended. */
-export type Outcome = 'passed' | 'skipped' | 'failed' | 'open';
+interface StatusRow {
+  of: 'operation' | 'wait';
+  /** Its verdict (`failed` with `fail_fast` aside); with `byFailOn`, under the default policy. */
+  verdict: Verdict;
+  /** A failure when `fail_on` lists it, else a success. */
+  byFailOn?: true;
+  /** How the reports show it when the verdict is not a failure, if not as the verdict. */
+  shown?: 'skipped' | 'failure';
+  /** The worst rank stands for several. */
+  rank: number;
+  marker: string;
+  label?: string;
+}
 
 /**
- * The one status vocabulary (docs/how-it-decides.md, "Operation statuses" and "The `status`
- * output"), in the order the `status` output's description lists them; the worst rank stands for several. `failed` is pending (the control plane
- * may retry it) but shown as failed. In-progress statuses rank between failures and successes, so
- * that `wait: false` reports "still running" over "finished" but under any failure; the wait's own,
- * but `timeout`, rank as an unknown status would. A Map, not an object literal: an API status such
- * as `__proto__` must find nothing.
+ * The one status vocabulary, in the order the `status` output's description lists them. `failed`
+ * is pending (the control plane may retry it) but shown as a failure. In-progress statuses rank
+ * between failures and successes, so that `wait: false` reports "still running" over "finished"
+ * but under any failure; the wait's own, but `timeout`, rank as an unknown status would.
  */
-const STATUSES = new Map(
-  (
-    [
-      ['finished', 'operation', 'success', 20, '✅', 'passed'],
-      ['skipped', 'operation', 'success', 10, '⏭️', 'skipped'],
-      ['failed', 'operation', 'pending', 70, '⚠️', 'failed'],
-      ['cancelled', 'operation', 'failure', 80, '🚫', 'failed'],
-      ['error', 'operation', 'failure', 90, '❌', 'failed'],
-      ['cancelling', 'operation', 'pending', 60, '⏳', 'open'],
-      ['running', 'operation', 'pending', 50, '⏳', 'open'],
-      ['scheduling', 'operation', 'pending', 40, '🕓', 'open'],
-      [WAIT_STATUS.timeout, 'wait', 'failure', 100, '⌛', 'failed', 'timed out'],
-      [WAIT_STATUS.idle, 'wait', 'success', 55, '✅', 'passed'],
-      [WAIT_STATUS.busy, 'wait', 'pending', 55, '⏳', 'open', 'busy (work in progress)'],
-      [WAIT_STATUS.watching, 'wait', 'pending', 55, '⏳', 'open'],
-      [WAIT_STATUS.aborted, 'wait', 'failure', 55, '🛑', 'failed', 'interrupted'],
-      [WAIT_STATUS.apiError, 'wait', 'failure', 55, '❌', 'failed', 'API error'],
-      [WAIT_STATUS.inputError, 'wait', 'failure', 55, '❌', 'failed', 'input error'],
-      [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error']
-    ] satisfies Array<[string, 'operation' | 'wait', Verdict, number, string, Outcome, string?]>
-  ).map(([status, of, verdict, rank, marker, outcome, label]) => [
-    status,
-    { of, verdict, rank, marker, outcome, label: label ?? status }
-  ])
-);
+// prettier-ignore
+const ROWS = {
+  finished: { of: 'operation', verdict: 'success', rank: 20, marker: '✅' },
+  skipped: { of: 'operation', verdict: 'success', byFailOn: true, shown: 'skipped', rank: 10, marker: '⏭️' },
+  failed: { of: 'operation', verdict: 'pending', shown: 'failure', rank: 70, marker: '⚠️' },
+  cancelled: { of: 'operation', verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 80, marker: '🚫' },
+  error: { of: 'operation', verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 90, marker: '❌' },
+  cancelling: { of: 'operation', verdict: 'pending', rank: 60, marker: '⏳' },
+  running: { of: 'operation', verdict: 'pending', rank: 50, marker: '⏳' },
+  scheduling: { of: 'operation', verdict: 'pending', rank: 40, marker: '🕓' },
+  timeout: { of: 'wait', verdict: 'failure', rank: 100, marker: '⌛', label: 'timed out' },
+  idle: { of: 'wait', verdict: 'success', rank: 55, marker: '✅' },
+  busy: { of: 'wait', verdict: 'pending', rank: 55, marker: '⏳', label: 'busy (work in progress)' },
+  watching: { of: 'wait', verdict: 'pending', rank: 55, marker: '⏳' },
+  aborted: { of: 'wait', verdict: 'failure', rank: 55, marker: '🛑', label: 'interrupted' },
+  api_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'API error' },
+  input_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'input error' },
+  database_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'database error' }
+} satisfies Record<ApiStatus | WaitStatus, StatusRow>;
+
+// A Map, not the object: an API status such as `__proto__` must find nothing.
+const STATUSES: ReadonlyMap<string, StatusRow> = new Map(Object.entries(ROWS));
 
 export const STATUS_NAMES = [...STATUSES.keys()];
-/** Every status's row (the test checks each has every column). */
+/** Every status's row (the test checks each). */
 export const statusRows = () => [...STATUSES];
 
 const apiRow = (status: string) =>
   STATUSES.get(status)?.of === 'operation' ? STATUSES.get(status) : undefined;
 
-/** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
-export const isKnownStatus = (status: string): boolean => apiRow(status) !== undefined;
+/** The statuses `fail_on` may list: the final ones whose verdict is the user's call. */
+export const FAIL_ON_CHOICES = STATUS_NAMES.filter((status) => STATUSES.get(status)?.byFailOn);
+
+/**
+ * Which statuses fail the step: decided here only, carried by the settings into the result, and
+ * read by the wait, the summary, the comment, the timeline and JUnit alike.
+ */
+export interface FailurePolicy {
+  /** The final statuses that fail the step (`fail_on`), of `FAIL_ON_CHOICES`. */
+  failOn: readonly string[];
+  /** `failed` fails at once, although the control plane may still retry it (`fail_fast`). */
+  failFast: boolean;
+}
+
+export const DEFAULT_POLICY: FailurePolicy = { failOn: ['error', 'cancelled'], failFast: false };
 
 /**
  * The verdict from the status alone: `failed` counts as pending (the control plane may retry it)
- * unless `failFast`. Whether a `failed` operation still has a retry in sight is the tracker's call.
+ * unless `failFast`; an unknown status is pending. Whether a `failed` operation still has a retry
+ * in sight is the tracker's call.
  */
-export const classifyStatus = (status: string, failFast: boolean): Verdict =>
-  status === 'failed' && failFast ? 'failure' : (apiRow(status)?.verdict ?? 'pending');
+export function verdictOf(status: string, policy: FailurePolicy): Verdict {
+  if (status === 'failed' && policy.failFast) return 'failure';
+  const row = apiRow(status);
+  if (!row) return 'pending';
+  if (row.byFailOn) return policy.failOn.includes(status) ? 'failure' : 'success';
+  return row.verdict;
+}
 
-export const outcomeOf = (status: string): Outcome => apiRow(status)?.outcome ?? 'open';
+/**
+ * How the summary, the timeline and JUnit show an operation's status: its verdict, but `failed` as
+ * a failure and a final status that does not fail the step as skipped.
+ */
+export function shownAs(status: string, policy: FailurePolicy): Verdict | 'skipped' {
+  const verdict = verdictOf(status, policy);
+  if (verdict === 'failure') return verdict;
+  return apiRow(status)?.shown ?? verdict;
+}
+
+/** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
+export const isKnownStatus = (status: string): boolean => apiRow(status) !== undefined;
 
 /** In progress as far as the project is concerned (project mode waits until none is). */
 export const isInProgress = (status: string): boolean =>
-  classifyStatus(status, false) === 'pending';
+  (apiRow(status)?.verdict ?? 'pending') === 'pending';
 
 export const statusMarker = (status: string): string => STATUSES.get(status)?.marker ?? '❔';
 

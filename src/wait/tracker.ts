@@ -1,7 +1,7 @@
 import { type AwaitedOperation, type Operation, shortId } from '../neon/operation.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { classifyStatus, isKnownStatus, type Verdict } from './status.js';
+import { type FailurePolicy, isKnownStatus, type Verdict, verdictOf } from './status.js';
 
 /** Where the wait tells a person what it sees: the job log in the action, nothing in the benchmark. */
 export interface WaitLog {
@@ -84,40 +84,40 @@ export class OperationTracker {
   }
 
   /** A `failed` one stays pending until `retry_at` (or its last change, if later) + the grace. */
-  judge(id: string, failFast: boolean): Verdict {
+  judge(id: string, policy: FailurePolicy): Verdict {
     const entry = this.entries.get(id);
     if (!entry?.op || !entry.confirmed) return 'pending';
     const { op, since } = entry;
-    if (op.status !== 'failed' || failFast) return classifyStatus(op.status, failFast);
+    if (op.status !== 'failed' || policy.failFast) return verdictOf(op.status, policy);
     return this.now() < Math.max(since, this.retryAt(op) || 0) + FAILED_GRACE_MS
       ? 'pending'
       : 'failure';
   }
 
   /** Ids not yet at a conclusive status (never seen counts as open). */
-  openIds(failFast: boolean): string[] {
-    return [...this.entries.keys()].filter((id) => this.judge(id, failFast) === 'pending');
+  openIds(policy: FailurePolicy): string[] {
+    return [...this.entries.keys()].filter((id) => this.judge(id, policy) === 'pending');
   }
 
   /** `untilSettled` (project, job modes): a failure ends it early only with fail_fast. */
-  verdict(failFast: boolean, untilSettled = false): Verdict {
-    if ((failFast || !untilSettled) && this.failures(failFast).length) return 'failure';
-    return this.openIds(failFast).length ? 'pending' : 'success';
+  verdict(policy: FailurePolicy, untilSettled = false): Verdict {
+    if ((policy.failFast || !untilSettled) && this.failures(policy).length) return 'failure';
+    return this.openIds(policy).length ? 'pending' : 'success';
   }
 
   /**
    * Just after the earliest `retry_at`, when every open operation is `failed` with a retry scheduled
    * ahead; else undefined, and the usual schedule applies (a change may come at any moment).
    */
-  nextUsefulCheck(failFast: boolean): number | undefined {
-    return this.earliestOpen(failFast, (op) =>
+  nextUsefulCheck(policy: FailurePolicy): number | undefined {
+    return this.earliestOpen(policy, (op) =>
       op?.status === 'failed' && this.retryAt(op) > this.now() ? this.retryAt(op) + 1000 : NaN
     );
   }
 
   /** Created time of the oldest open operation, when every open one is known; else undefined. */
-  oldestOpen(failFast: boolean): number | undefined {
-    return this.earliestOpen(failFast, (op) => Date.parse(String(op?.created_at ?? '')));
+  oldestOpen(policy: FailurePolicy): number | undefined {
+    return this.earliestOpen(policy, (op) => Date.parse(String(op?.created_at ?? '')));
   }
 
   /** At most `count` of these ids, those the API answered for longest ago (never first). */
@@ -135,8 +135,8 @@ export class OperationTracker {
     return [...this.entries.values()].flatMap((e) => (e.op && e.confirmed ? [e.op] : []));
   }
 
-  failures(failFast: boolean): Operation[] {
-    return this.seen().filter((op) => this.judge(op.id, failFast) === 'failure');
+  failures(policy: FailurePolicy): Operation[] {
+    return this.seen().filter((op) => this.judge(op.id, policy) === 'failure');
   }
 
   /** `retry_at` on the clock of `now` (NaN: none). */
@@ -145,8 +145,8 @@ export class OperationTracker {
   }
 
   /** The smallest time `of` gives an open operation; undefined if none is open or one gives NaN. */
-  private earliestOpen(failFast: boolean, of: (op?: Operation) => number): number | undefined {
-    const times = this.openIds(failFast).map((id) => of(this.entries.get(id)?.op));
+  private earliestOpen(policy: FailurePolicy, of: (op?: Operation) => number): number | undefined {
+    const times = this.openIds(policy).map((id) => of(this.entries.get(id)?.op));
     return times.length && !times.some(Number.isNaN) ? Math.min(...times) : undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type { Operation } from '../neon/operation.js';
 import type { JobMark } from './job-mark.js';
+import type { FailurePolicy } from './status.js';
 
 /** What the wait was asked to do, as far as the wait is concerned (read from the inputs by the action). */
 export interface WaitSettings {
@@ -15,7 +16,7 @@ export interface WaitSettings {
   wait: boolean;
   timeoutMs: number;
   intervalMs: number;
-  failFast: boolean;
+  policy: FailurePolicy;
   /** Mark where the project's operations stand now, for the post step of `watch_job`. */
   watchJob?: boolean;
   /** Watch what the job started after this point (the post step of `watch_job`). */

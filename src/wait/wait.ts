@@ -14,13 +14,15 @@ import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderBudget, Pace, pollDelay } from './schedule.js';
-import { isInProgress, type Verdict, WAIT_STATUS } from './status.js';
+import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult extends Ending {
   kind: WaitKind;
   projectId?: string;
+  /** Which statuses failed the step: the reports show each status as the wait judged it. */
+  policy: FailurePolicy;
   timedOut: boolean;
   /** True when the status says nothing more can be asked of the API (revoked key, cancellation…). */
   apiUnusable: boolean;
@@ -54,7 +56,7 @@ export interface WaitDeps {
 /** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
 export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
   const { client, log, signal, clock = systemClock } = deps;
-  const { failFast, intervalMs, givenOperations: given } = settings;
+  const { policy, intervalMs, givenOperations: given } = settings;
   const startedAt = clock.now();
   const deadline = startedAt + settings.timeoutMs;
   const { serviceClock } = client;
@@ -66,7 +68,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     (ms) => serviceClock.toRunner(ms)
   );
   const open = () => {
-    const ids = new Set(tracker.openIds(failFast));
+    const ids = new Set(tracker.openIds(policy));
     return tracker.list().filter((op) => ids.has(op.id));
   };
   const kind = kindFor(settings);
@@ -79,6 +81,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     projectId,
     newestPage,
     startedAt,
+    policy,
     timedOut: false,
     apiUnusable: false,
     ...ending,
@@ -132,7 +135,7 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       }
       const ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
       // When every open operation is `failed` and awaits a retry, look again near the retry.
-      const retry = tracker.nextUsefulCheck(failFast);
+      const retry = tracker.nextUsefulCheck(policy);
       if (retry === undefined) return ms;
       return Math.max(ms, Math.min(retry - clock.now(), 60_000));
     };
@@ -154,8 +157,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
       clock,
       signal
     });
-    if (loop.outcome === 'cancelled') throw new CancelledError();
-    if (loop.outcome === 'timeout') return end(deadlineEnding(context(), loop, open(), mode.scope));
+    if (loop.ended === 'cancelled') throw new CancelledError();
+    if (loop.ended === 'timeout') return end(deadlineEnding(context(), loop, open(), mode.scope));
     return end(mode.conclude());
   } catch (error) {
     return end(endingOf(error, context()));

@@ -25,9 +25,9 @@ export function jobMode({ settings, tracker, scope, list }: ModeContext) {
         if (operations.some((op) => predatesMark(op, mark))) break;
       }
     },
-    verdict: () => tracker.verdict(settings.failFast, true),
+    verdict: () => tracker.verdict(settings.policy, true),
     conclude() {
-      const failures = tracker.failures(settings.failFast);
+      const failures = tracker.failures(settings.policy);
       if (failures.length) return failed(`Operation(s) this job started on ${scope}`, failures);
       const statuses = tracker.seen().map((op) => op.status);
       return { status: statuses.length ? aggregateStatus(statuses) : WAIT_STATUS.idle };

@@ -24,14 +24,14 @@ const FIRST_LIST_MS = 5_000;
  * stay within `CHECK_BUDGET` however the open ones are spread through the list.
  */
 export function operationsMode({ client, projectId, settings, tracker, list }: ModeContext) {
-  const { failFast } = settings;
+  const { policy } = settings;
   const offPage = new Set<string>();
   let checks = 0;
   return {
     scope: `project ${projectId}`,
     goal: `Waiting for ${tracker.list().length} operation(s) of project ${projectId}`,
     async refresh(deadline: number) {
-      const open = tracker.openIds(failFast);
+      const open = tracker.openIds(policy);
       const unheard = new Set(open);
       const listable = open.filter((id) => !offPage.has(id));
       const first = checks++ === 0;
@@ -39,7 +39,7 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
       if (listable.length > (first ? 0 : 1)) {
         const wanted = new Set(listable);
         const limit = listable.length > PAGE_SIZE / 2 ? MAX_PAGE_SIZE : PAGE_SIZE;
-        const oldest = tracker.oldestOpen(failFast);
+        const oldest = tracker.oldestOpen(policy);
         const maxPages = listable.length > 1 ? CHECK_BUDGET.pages : 1;
         const patience = first ? tracker.now() + FIRST_LIST_MS : deadline;
         const throttled = client.throttled;
@@ -66,11 +66,11 @@ export function operationsMode({ client, projectId, settings, tracker, list }: M
       for (const id of tracker.stalest([...unheard], CHECK_BUDGET.byId))
         tracker.record(await client.getOperation(projectId, id, deadline));
     },
-    verdict: () => tracker.verdict(failFast),
+    verdict: () => tracker.verdict(policy),
     conclude() {
-      const status = aggregateStatus(tracker.seen().map((op) => op.status));
-      if (!settings.wait || tracker.verdict(failFast) !== 'failure') return { status };
-      return { status, failure: failed('Operation(s)', tracker.failures(failFast)).failure };
+      if (settings.wait && tracker.verdict(policy) === 'failure')
+        return failed('Operation(s)', tracker.failures(policy));
+      return { status: aggregateStatus(tracker.seen().map((op) => op.status)) };
     }
   };
 }

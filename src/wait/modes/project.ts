@@ -11,7 +11,7 @@ const FIRST_SCAN_PAGES = 3;
  * with fail_fast): a gate must not pass on it.
  */
 export function projectMode({ client, projectId, settings, tracker, scope, list }: ModeContext) {
-  const { failFast } = settings;
+  const { policy } = settings;
   let checks = 0;
   return {
     scope,
@@ -37,12 +37,16 @@ export function projectMode({ client, projectId, settings, tracker, scope, list 
       for (const id of tracker.stalest([...unlisted], CHECK_BUDGET.byId))
         tracker.record(await client.getOperation(projectId, id, deadline));
     },
-    verdict: () => tracker.verdict(failFast, true),
+    verdict: () => tracker.verdict(policy, true),
     conclude() {
-      const failures = settings.wait ? tracker.failures(failFast) : [];
+      const failures = settings.wait ? tracker.failures(policy) : [];
       if (failures.length) return failed(`Operation(s) of ${scope}`, failures);
       // Nothing open once a wait ends on its verdict; `wait: false` reports what is.
-      return { status: tracker.openIds(false).length ? WAIT_STATUS.busy : WAIT_STATUS.idle };
+      return {
+        status: tracker.openIds({ ...policy, failFast: false }).length
+          ? WAIT_STATUS.busy
+          : WAIT_STATUS.idle
+      };
     }
   };
 }
