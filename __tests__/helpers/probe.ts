@@ -14,18 +14,19 @@ export interface ProbeRun {
 export async function runProbe(
   url: string,
   timeoutMs: number,
-  options: { signal?: AbortSignal } = {}
+  options: { signal?: AbortSignal; env?: NodeJS.ProcessEnv } = {}
 ): Promise<ProbeRun> {
   const attempts: ProbeAttempt[] = [];
   // As the settings do in the product: the one redaction registry then hides every form.
   for (const secret of secretsOf(url)) registerSecret(secret);
-  const target = parseDatabaseUrl(url);
+  // libpq's environment: none unless the test gives one, whatever the test process has.
+  const target = parseDatabaseUrl(url, options.env ?? {});
   const started = Date.now();
   const result = await probeDatabase({
     target,
     deadline: started + timeoutMs,
     onAttempt: (attempt) => attempts.push(attempt),
-    ...options
+    signal: options.signal
   });
   return { result, attempts, wallMs: Date.now() - started };
 }
