@@ -3,7 +3,7 @@
  * asks for the password in a weaker way than the URL allows, and hostile servers that send without
  * end. Also an `sslrootcert` that never ends.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -322,6 +322,51 @@ describe('a hostile server', () => {
       }
     );
   });
+});
+
+/** A binary int4[] column (OID 1007, format 1) whose elements claim a type pg does not know. */
+function unknownArrayAnswer(elements: number): Buffer {
+  const description = wire.rowDescription();
+  description.writeInt32BE(1007, 5 + 10);
+  description.writeInt16BE(1, 5 + 20);
+  const array = Buffer.alloc(20 + elements * 8);
+  array.writeInt32BE(1, 0); // one dimension
+  array.writeInt32BE(0, 4); // no NULLs
+  array.writeInt32BE(99_999, 8); // an element type no parser knows
+  array.writeInt32BE(elements, 12);
+  array.writeInt32BE(1, 16);
+  for (let i = 0; i < elements; i++) array.writeInt32BE(4, 20 + i * 8);
+  const row = Buffer.alloc(6);
+  row.writeInt16BE(1, 0);
+  row.writeInt32BE(array.length, 2);
+  return Buffer.concat([
+    description,
+    wire.message('D', Buffer.concat([row, array])),
+    wire.message('C', Buffer.from('SELECT 1\0')),
+    wire.ready()
+  ]);
+}
+
+it('parses nothing the server answers: a column of an unknown type writes nothing to stdout', async () => {
+  const logged = jest.spyOn(console, 'log');
+  const written = jest.spyOn(process.stdout, 'write');
+  try {
+    await withServer(
+      (socket, write) => {
+        write(Buffer.concat([wire.ok(), wire.ready()]));
+        socket.once('data', () => write(unknownArrayAnswer(20)));
+      },
+      async (server) => {
+        const run = await runProbe(urlOf(server, '?sslmode=require'), 10_000);
+        expect(run.result).toMatchObject({ ready: true, attempts: 1 });
+      }
+    );
+    expect(logged).not.toHaveBeenCalled();
+    expect(written).not.toHaveBeenCalled();
+  } finally {
+    logged.mockRestore();
+    written.mockRestore();
+  }
 });
 
 describe('an sslrootcert that never ends, or is huge', () => {
