@@ -19,7 +19,7 @@ import {
   urlFor,
   wire
 } from '../../simulator/postgres.js';
-import { expectNoSecret, failure, runProbe } from '../helpers/probe.js';
+import { expectNoSecret, failure, runProbe, unknownArrayAnswer } from '../helpers/probe.js';
 
 const PASSWORD = `Mitm-${Math.random().toString(36).slice(2, 12)}`;
 let certs: TestCertificates;
@@ -323,29 +323,6 @@ describe('a hostile server', () => {
     );
   });
 });
-
-/** A binary int4[] column (OID 1007, format 1) whose elements claim a type pg does not know. */
-function unknownArrayAnswer(elements: number): Buffer {
-  const description = wire.rowDescription();
-  description.writeInt32BE(1007, 5 + 10);
-  description.writeInt16BE(1, 5 + 20);
-  const array = Buffer.alloc(20 + elements * 8);
-  array.writeInt32BE(1, 0); // one dimension
-  array.writeInt32BE(0, 4); // no NULLs
-  array.writeInt32BE(99_999, 8); // an element type no parser knows
-  array.writeInt32BE(elements, 12);
-  array.writeInt32BE(1, 16);
-  for (let i = 0; i < elements; i++) array.writeInt32BE(4, 20 + i * 8);
-  const row = Buffer.alloc(6);
-  row.writeInt16BE(1, 0);
-  row.writeInt32BE(array.length, 2);
-  return Buffer.concat([
-    description,
-    wire.message('D', Buffer.concat([row, array])),
-    wire.message('C', Buffer.from('SELECT 1\0')),
-    wire.ready()
-  ]);
-}
 
 it('parses nothing the server answers: a column of an unknown type writes nothing to stdout', async () => {
   const logged = jest.spyOn(console, 'log');
