@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTransport } from '../src/neon/http.js';
+import { createTransport, isLoopbackHost } from '../src/neon/http.js';
 import { type LoopbackProxy, startProxy } from './helpers/proxy.js';
 
 const CAP = 1024 * 1024;
@@ -51,11 +51,14 @@ describe.each([
       maxBodyBytes: CAP,
       env: route === 'proxy' ? { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url } : {}
     });
+  // A host that is not this machine goes through the proxy (which tunnels it to the server).
+  const host = (): string =>
+    route === 'proxy' ? base.replace('127.0.0.1', 'api.neon.test') : base;
 
   it('reads a small answer', async () => {
     const t = transport();
     const before = proxy.tunnels.length;
-    const response = await t.get(`${base}/small`, {}, signal());
+    const response = await t.get(`${host()}/small`, {}, signal());
     expect(response).toMatchObject({ status: 200, text: '{"ok":true}' });
     expect(proxy.tunnels.length > before).toBe(route === 'proxy');
     await t.close();
@@ -63,7 +66,7 @@ describe.each([
 
   it('refuses a body over the cap instead of holding it in memory', async () => {
     const t = transport();
-    await expect(t.get(`${base}/huge`, {}, signal())).rejects.toMatchObject({
+    await expect(t.get(`${host()}/huge`, {}, signal())).rejects.toMatchObject({
       code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
     });
     await t.close();
@@ -71,9 +74,45 @@ describe.each([
 
   it('does not follow redirects', async () => {
     const t = transport();
-    const response = await t.get(`${base}/redirect`, {}, signal());
+    const response = await t.get(`${host()}/redirect`, {}, signal());
     expect(response.status).toBe(302);
     await t.close();
+  });
+});
+
+describe('a loopback API host', () => {
+  it.each([['HTTP_PROXY', 'HTTPS_PROXY'], ['http_proxy'], ['http_proxy', 'https_proxy']])(
+    'is reached directly, whatever the proxy variables say: %j',
+    async (...names) => {
+      const env: Record<string, string> = { NO_PROXY: 'example.com' };
+      for (const name of names) env[name] = proxy.url;
+      const t = createTransport({ env });
+      const before = proxy.tunnels.length;
+      expect(await t.get(`${base}/small`, { authorization: 'Bearer k' }, signal())).toMatchObject({
+        status: 200
+      });
+      expect(proxy.tunnels.length).toBe(before);
+      // The control: a host that is not this machine goes through the same proxy.
+      await t.get(`${base.replace('127.0.0.1', 'api.neon.test')}/small`, {}, signal());
+      expect(proxy.tunnels.length).toBe(before + 1);
+      await t.close();
+    }
+  );
+
+  it.each([
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['127.0.0.1', true],
+    ['127.255.0.9', true],
+    ['[::1]', true],
+    ['[::ffff:7f00:1]', true],
+    ['128.0.0.1', false],
+    ['localhost.example.com', false],
+    ['127.0.0.1.example.com', false],
+    ['[::2]', false],
+    ['[::ffff:a00:1]', false]
+  ])('%s is loopback: %s', (hostname, loopback) => {
+    expect(isLoopbackHost(new URL(`http://${hostname}/`).hostname)).toBe(loopback);
   });
 });
 

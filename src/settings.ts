@@ -1,3 +1,4 @@
+import { isLoopbackHost } from './neon/http.js';
 import { isOperation, normalizeOperation, RESOURCE_ID, UUID } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
 import { type InputName, input as row } from './inputs.js';
@@ -248,8 +249,7 @@ function apiHostInput(field: Field): string {
   const url = new URL(value);
   if (url.username || url.password)
     throw wrong((named) => `it must not hold credentials: pass the key in ${named('api_key')}`);
-  const loopback = /^(localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     throw wrong(`'${url.protocol}//${url.host}' is not allowed`);
   if (url.search || url.hash || /[?#]/.test(value))
     throw wrong('it must not have a query or a fragment');

@@ -3,7 +3,7 @@
  * asks for the password in a weaker way than the URL allows, and hostile servers that send without
  * end. Also an `sslrootcert` that never ends.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import {
   urlFor,
   wire
 } from '../../simulator/postgres.js';
-import { expectNoSecret, failure, runProbe } from '../helpers/probe.js';
+import { expectNoSecret, failure, runProbe, unknownArrayAnswer } from '../helpers/probe.js';
 
 const PASSWORD = `Mitm-${Math.random().toString(36).slice(2, 12)}`;
 let certs: TestCertificates;
@@ -322,6 +322,28 @@ describe('a hostile server', () => {
       }
     );
   });
+});
+
+it('parses nothing the server answers: a column of an unknown type writes nothing to stdout', async () => {
+  const logged = jest.spyOn(console, 'log');
+  const written = jest.spyOn(process.stdout, 'write');
+  try {
+    await withServer(
+      (socket, write) => {
+        write(Buffer.concat([wire.ok(), wire.ready()]));
+        socket.once('data', () => write(unknownArrayAnswer(20)));
+      },
+      async (server) => {
+        const run = await runProbe(urlOf(server, '?sslmode=require'), 10_000);
+        expect(run.result).toMatchObject({ ready: true, attempts: 1 });
+      }
+    );
+    expect(logged).not.toHaveBeenCalled();
+    expect(written).not.toHaveBeenCalled();
+  } finally {
+    logged.mockRestore();
+    written.mockRestore();
+  }
 });
 
 describe('an sslrootcert that never ends, or is huge', () => {

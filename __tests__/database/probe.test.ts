@@ -125,6 +125,26 @@ describe('probeDatabase against a running server', () => {
     expect(result.message).toContain('does not offer TLS, which channel_binding=require asks for');
   });
 
+  it.each([
+    [{ PGSSLMODE: 'require' }, 'the server does not offer TLS, which sslmode=require asks for'],
+    [{ PGSSLMODE: 'verify-full' }, 'the server does not offer TLS, which sslmode=verify-full'],
+    [{ PGCHANNELBINDING: 'require' }, 'does not offer TLS, which channel_binding=require asks'],
+    [{ PGREQUIREAUTH: 'password' }, 'require_auth=password, and the server offered SCRAM']
+  ])("takes libpq's environment for what the URL leaves out: %j", async (env, text) => {
+    const run = await runProbe(appUrl(), 10_000, { env });
+    const result = failure(run);
+    expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
+    expect(result.message).toContain(text);
+    expectNoSecret(run, appUrl(), PASSWORD);
+  });
+
+  it("lets the URL's parameter win over libpq's environment, as libpq does", async () => {
+    const run = await runProbe(appUrl('?sslmode=prefer'), 10_000, {
+      env: { PGSSLMODE: 'require' }
+    });
+    expect(run.result.ready).toBe(true);
+  });
+
   it('retries "too many clients" (53300) until a slot frees', async () => {
     const held = await Promise.all(
       [1, 2, 3].map(async () => {

@@ -5,6 +5,7 @@
  * `verify-full` the chain and the host name.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type Cluster,
@@ -141,6 +142,22 @@ describe('probeDatabase over TLS', () => {
     expect(result).toMatchObject({ reason: 'rejected', attempts: 0 });
     expect(result.message).toContain(`cannot read the sslrootcert file '${missing}' (ENOENT)`);
   });
+
+  it.each(['', 'not a certificate\n'])(
+    'fails at once, with no attempt, on an sslrootcert file without a certificate (%j): no public CA instead',
+    async (content) => {
+      const file = join(certs.dir, `empty-${content.length}.crt`);
+      await writeFile(file, content);
+      for (const mode of ['verify-ca', 'verify-full', 'require']) {
+        const run = await runProbe(url(`?sslmode=${mode}&sslrootcert=${file}`), 10_000);
+        const result = failure(run);
+        expect(result).toMatchObject({ reason: 'rejected', attempts: 0 });
+        expect(result.message).toContain(
+          `the sslrootcert file '${file}' (no PEM certificate in it)`
+        );
+      }
+    }
+  );
 
   it.each([
     ['clear', 'asked for a cleartext password'],

@@ -119,6 +119,143 @@ describe('parseDatabaseUrl', () => {
     expect(parseDatabaseUrl(`postgresql://u:p@h/d?${query}`).sslMode).toBe('require');
   });
 
+  it("takes every security parameter the URL leaves out from libpq's environment", () => {
+    const env = {
+      PGSSLMODE: 'verify-full',
+      PGSSLROOTCERT: '/ca.pem',
+      PGCHANNELBINDING: 'require',
+      PGREQUIREAUTH: 'scram-sha-256',
+      PGSSLNEGOTIATION: 'direct',
+      PGSSLMINPROTOCOLVERSION: 'TLSv1.3',
+      PGSSLMAXPROTOCOLVERSION: 'TLSv1.3',
+      PGGSSENCMODE: 'disable',
+      PGSSLCERTMODE: 'allow'
+    };
+    expect(parseDatabaseUrl('postgresql://u:p@h/d', env)).toMatchObject({
+      sslMode: 'verify-full',
+      sslRootCert: '/ca.pem',
+      channelBinding: 'require',
+      requireAuth: { methods: ['scram-sha-256'], negated: false },
+      directTls: true,
+      minTls: 'TLSv1.3',
+      maxTls: 'TLSv1.3'
+    });
+    // The URL's own parameter wins, as in libpq.
+    const url = 'postgresql://u:p@h/d?sslmode=disable&channel_binding=disable';
+    expect(
+      parseDatabaseUrl(url, { PGSSLMODE: 'require', PGCHANNELBINDING: 'require' })
+    ).toMatchObject({
+      sslMode: 'disable',
+      channelBinding: 'disable'
+    });
+    expect(parseDatabaseUrl('postgresql://u:p@h/d', { PGSSLROOTCERT: 'system' }).sslMode).toBe(
+      'verify-full'
+    );
+  });
+
+  it('takes the target and the password from the URL only (PGPASSWORD, PGHOST, ... ignored)', () => {
+    const env = {
+      PGPASSWORD: 'other',
+      PGPASSFILE: '/p',
+      PGHOST: 'other',
+      PGPORT: '1',
+      PGUSER: 'other',
+      PGDATABASE: 'other'
+    };
+    const target = parseDatabaseUrl('postgresql://u@h/d', env);
+    expect(target).toMatchObject({ host: 'h', port: 5432, user: 'u', database: 'd' });
+    expect(target.password).toBe('');
+  });
+
+  it.each([
+    [{ PGSSLMODE: 'always' }, 'has sslmode=always (from PGSSLMODE); expected one of'],
+    [{ PGSSLMODE: '' }, 'has sslmode= (from PGSSLMODE); expected one of'],
+    [{ PGSSLCERT: '/c.pem' }, 'has sslcert=/c.pem (from PGSSLCERT), which this check cannot'],
+    [{ PGSSLKEY: '/k.pem' }, 'has sslkey=/k.pem (from PGSSLKEY)'],
+    [{ PGSSLCRL: '/crl.pem' }, 'revocation lists'],
+    [{ PGGSSENCMODE: 'require' }, 'has gssencmode=require (from PGGSSENCMODE)'],
+    [{ PGSERVICE: 'prod' }, 'has service=prod (from PGSERVICE)'],
+    [{ PGREQUIREPEER: 'postgres' }, 'Unix sockets'],
+    [{ PGREQUIREAUTH: 'kerberos' }, 'has require_auth=kerberos (from PGREQUIREAUTH)'],
+    [{ PGCHANNELBINDING: 'require', PGSSLMODE: 'disable' }, 'asks for channel_binding=require'],
+    [{ PGSSLNEGOTIATION: 'direct' }, 'has sslnegotiation=direct (from PGSSLNEGOTIATION)'],
+    [{ PGSSLROOTCERT: 'system', PGSSLMODE: 'require' }, 'sslmode=require (from PGSSLMODE)']
+  ])("refuses what libpq's environment asks and this check cannot honour: %j", (env, reason) => {
+    let error: unknown;
+    try {
+      parseDatabaseUrl('postgresql://u:Secr3tPass@h/d', env);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(DatabaseUrlError);
+    expect((error as Error).message).toContain(reason);
+    expect((error as Error).message).not.toContain('Secr3tPass');
+  });
+
+  it('refuses verify-ca without a root certificate, from the URL or the environment', () => {
+    const reason = 'without sslrootcert: verify-ca trusts only the CAs of an sslrootcert file';
+    expect(parseError('postgresql://u:p@h/d?sslmode=verify-ca').message).toContain(
+      `has sslmode=verify-ca ${reason}`
+    );
+    expect(() => parseDatabaseUrl('postgresql://u:p@h/d', { PGSSLMODE: 'verify-ca' })).toThrow(
+      `has sslmode=verify-ca (from PGSSLMODE) ${reason}`
+    );
+    expect(() => parseDatabaseUrl('postgresql://u:p@h/d?sslmode=verify-ca&sslrootcert=')).toThrow(
+      reason
+    );
+    const env = { PGSSLMODE: 'verify-ca', PGSSLROOTCERT: '/ca.pem' };
+    expect(parseDatabaseUrl('postgresql://u:p@h/d', env).sslRootCert).toBe('/ca.pem');
+  });
+
+  it("uses libpq's ~/.postgresql/root.crt when nothing names a root certificate", async () => {
+    const { mkdtemp, mkdir, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const home = await mkdtemp(join(tmpdir(), 'home-'));
+    try {
+      expect(
+        parseDatabaseUrl('postgresql://u:p@h/d?sslmode=require', { HOME: home }).sslRootCert
+      ).toBeUndefined();
+      await mkdir(join(home, '.postgresql'));
+      await writeFile(join(home, '.postgresql', 'root.crt'), '');
+      const root = join(home, '.postgresql', 'root.crt');
+      expect(
+        parseDatabaseUrl('postgresql://u:p@h/d?sslmode=verify-ca', { HOME: home })
+      ).toMatchObject({
+        sslMode: 'verify-ca',
+        sslRootCert: root
+      });
+      expect(
+        parseDatabaseUrl('postgresql://u:p@h/d?sslrootcert=/ca.pem', { HOME: home }).sslRootCert
+      ).toBe('/ca.pem');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['postgresql://u@h/d?sslmode=always&amp;password=Secr3tPass', 'sslmode=always'],
+    ['postgresql://u@h/d?sslmode=require;password=Secr3tPass', 'sslmode=***'],
+    ['postgresql://u@h/d?sslmode=always&pass%77ord=Secr3tPass', 'sslmode=always'],
+    ['postgresql://u@h/d?sslmode=always&pass%77ord=Secr3tPass', 'always&***=***'],
+    ['postgresql://u@h/d?sslMode=Secr3tPass', 'sslMode=***'],
+    ['postgresql://u@h/d?channel_binding=x&password=Secr3tPass', 'password=***'],
+    ['postgresql://u@h/d?options=a@b&password=Secr3tPass&sslmode=x', "'postgresql://***@h/d?"],
+    ['postgresql://u@h/d?require_auth=md5;password=Secr3tPass', 'require_auth=***'],
+    ['postgresql://u@h/d?sslmode=x#password=Secr3tPass', 'sslmode=x#***'],
+    ['postgresql://u@h/d?sslmode=x&Secr3tPass%3D=1', 'has a parameter, unknown to libpq']
+  ])(
+    'shows no value it cannot prove harmless, however a parameter is spelled: %s',
+    (url, shown) => {
+      const error = parseError(url);
+      expect(error.message).toContain(shown);
+      expect(error.message).not.toContain('Secr3t');
+      // Masked everywhere too, when it is a value of the query.
+      const masked = secretsOf(url).some((each) => each.includes('Secr3tPass') && each !== url);
+      expect(masked).toBe(!/#|%3D=/.test(url));
+    }
+  );
+
   it.each([
     ['', 'is empty'],
     ['   ', 'is empty'],
@@ -211,15 +348,22 @@ describe('secretsOf', () => {
 describe('redactUrl', () => {
   it('replaces the password in the authority and in the query', () => {
     expect(redactUrl('postgresql://u:p@ss@h/d?password=x&sslmode=require')).toBe(
-      'postgresql://***@h/d?password=***&sslmode=require'
+      'postgresql://***@h/d?password=***&sslmode=***'
+    );
+    const harmless = new Set(['sslmode', 'password']);
+    expect(redactUrl('postgresql://u:p@ss@h/d?password=x&sslmode=require', harmless)).toBe(
+      'postgresql://***@h/d?password=x&sslmode=require'
     );
     expect(redactUrl('https://k:Secr3t@example.com/x')).toBe('https://***@example.com/x');
-    expect(redactUrl('postgresql://h/d?sslmode=require')).toBe('postgresql://h/d?sslmode=require');
+    expect(redactUrl('postgresql://h/d?sslmode=require', harmless)).toBe(
+      'postgresql://h/d?sslmode=require'
+    );
   });
 
   it('keeps the host when the path or the query holds an @, and hides a password holding / ? #', () => {
+    // The host stays; the value is hidden since nothing said `application_name` is harmless.
     expect(redactUrl('postgres://u:p@host/db?application_name=a@b')).toBe(
-      'postgres://***@host/db?application_name=a@b'
+      'postgres://***@host/db?application_name=***'
     );
     expect(redactUrl('postgres://u:p/?#1@host/d@b')).toBe('postgres://***@host/d@b');
     expect(redactUrl('u:p@host:5432/db')).toBe('***@host:5432/db');
@@ -229,7 +373,7 @@ describe('redactUrl', () => {
     const url =
       'postgresql://u@h/d?oauth_client_secret=Secr3tPass&scram_client_key=Secr3tKey&sslMode=x';
     expect(redactUrl(url)).toBe(
-      'postgresql://***@h/d?oauth_client_secret=***&scram_client_key=***&sslMode=x'
+      'postgresql://***@h/d?oauth_client_secret=***&scram_client_key=***&sslMode=***'
     );
     expect(secretsOf(url)).toEqual(expect.arrayContaining(['Secr3tPass', 'Secr3tKey']));
     expect(parseError(url).message).not.toMatch(/Secr3t/);

@@ -3,7 +3,10 @@
  * plane, and real PostgreSQL servers on 127.0.0.1 for the database (no mock of either).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import {
@@ -17,7 +20,8 @@ import {
   urlFor,
   wire
 } from '../../simulator/postgres.js';
-import { runAction, workflowCommands } from '../helpers/run-action.js';
+import { unknownArrayAnswer } from '../helpers/probe.js';
+import { NODE, ROOT, runAction, workflowCommands } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
 const PASSWORD = `E2e:@/?#%-${Math.random().toString(36).slice(2, 10)}`;
@@ -89,6 +93,62 @@ function expectNoPassword(run: Awaited<ReturnType<typeof runWith>>, password = P
     expect(run.everything).not.toContain(form);
   expect(run.masked).toContain(password);
 }
+
+/** The command (dist/cli/index.js) with `--json`, its environment only `env` (and PATH). */
+async function runCommand(url: string, env: Record<string, string>) {
+  const op = operation(PROJECT, 'start_compute', [[-1000, 'finished']]);
+  await sim?.close();
+  sim = await simulate([op]);
+  const args = ['--api-host', sim.url, '--project-id', PROJECT, '--operation-id', op.id, '--json'];
+  args.push('--database-url-env', 'DB_URL');
+  const child = spawn(NODE, [join(ROOT, 'dist/cli/index.js'), ...args, '--timeout', '20s'], {
+    env: { PATH: process.env.PATH ?? '', NEON_API_KEY: DEFAULT_KEY, DB_URL: url, ...env }
+  });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number];
+  return { code, stdout, stderr };
+}
+
+describe('the command and the database', () => {
+  // Heroku-style: the TLS rule in the environment, apart from the URL.
+  it("takes libpq's environment: PGSSLMODE=require refuses a server without TLS", async () => {
+    const url = urlFor(db, 'app', PASSWORD, 'appdb');
+    const flags = { PGSSLMODE: 'require' };
+    const run = await runCommand(url, flags);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({ status: 'database_error', database_ready: false });
+    expect(result.message).toContain(
+      'the server does not offer TLS, which sslmode=require asks for'
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(PASSWORD);
+  });
+
+  it('keeps stdout one JSON object whatever the database answers (nothing is parsed)', async () => {
+    const server = await fakeServer((socket, write) => {
+      write(Buffer.concat([wire.ok(), wire.ready()]));
+      socket.once('data', () => write(unknownArrayAnswer(50)));
+    });
+    try {
+      const url = urlFor(
+        { host: HOST, port: server.port },
+        'app',
+        PASSWORD,
+        'appdb',
+        '?sslmode=disable'
+      );
+      const run = await runCommand(url, {});
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', database_ready: true });
+      expect(run.code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe('database_url', () => {
   it('passes once SELECT 1 answers, and says how long that took', async () => {

@@ -27,28 +27,30 @@ const run = (env: Record<string, string>) =>
     env
   });
 
+// Through a proxy, the transport's tests (http.test.ts) name a host that is not this machine; the
+// action accepts plain http only for a loopback host, and the simulator speaks plain http.
 describe('proxies', () => {
-  it('sends the requests through HTTPS_PROXY / HTTP_PROXY', async () => {
-    tunnels.splice(0);
-    const before = sim.requests.length;
-    const result = await run({ HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl });
-    expect(result.code).toBe(0);
-    expect(result.outputs.status).toBe('idle');
-    expect(sim.requests.length).toBeGreaterThan(before);
-    expect(tunnels.length).toBeGreaterThan(0);
-    expect(tunnels.every((t) => t === new URL(sim.url).host)).toBe(true);
-    // undici 6 calls its proxy agent experimental on stderr; users' logs must not carry that.
-    expect(result.stderr).toBe('');
-  });
-
-  it('goes direct for hosts in NO_PROXY', async () => {
-    tunnels.splice(0);
-    const result = await run({
-      HTTP_PROXY: proxyUrl,
-      HTTPS_PROXY: proxyUrl,
-      NO_PROXY: '127.0.0.1'
-    });
-    expect(result.code).toBe(0);
-    expect(tunnels).toEqual([]);
-  });
+  it.each([
+    { HTTP_PROXY: 'proxy', HTTPS_PROXY: 'proxy' },
+    { http_proxy: 'proxy', NO_PROXY: 'example.com' }
+  ])(
+    'never carry the key for a loopback API host, whatever the proxy variables say: %j',
+    async (variables) => {
+      tunnels.splice(0);
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          value === 'proxy' ? proxyUrl : value
+        ])
+      );
+      const before = sim.requests.length;
+      const result = await run(env);
+      expect(result.code).toBe(0);
+      expect(result.outputs.status).toBe('idle');
+      expect(sim.requests.length).toBeGreaterThan(before);
+      expect(tunnels).toEqual([]);
+      // undici 6 calls its proxy agent experimental on stderr; users' logs must not carry that.
+      expect(result.stderr).toBe('');
+    }
+  );
 });

@@ -4,11 +4,17 @@
 import type { Duplex } from 'node:stream';
 import { setTimeout } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
-import type { Client } from 'pg';
+import type { Client, CustomTypesConfig } from 'pg';
 import { AttemptTimeoutError, CancelledError } from '../util/errors.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
 import type { DatabaseTarget } from './url.js';
+
+/**
+ * Every value kept as the server sent it: nothing is parsed into typed values (pg's parser of a
+ * binary array prints a line to stdout for each element of a type it does not know).
+ */
+const UNPARSED: CustomTypesConfig = { getTypeParser: () => (value: unknown) => value };
 
 /** A `SELECT 1` exchange takes a few hundred bytes; past this the socket is destroyed. */
 const MAX_BYTES = 1 << 20;
@@ -162,7 +168,7 @@ async function selectOne(target: DatabaseTarget, ssl: Tls, signal: AbortSignal):
   signal.addEventListener('abort', destroy, { once: true });
   try {
     await connecting;
-    await client.query('SELECT 1');
+    await client.query({ text: 'SELECT 1', types: UNPARSED });
     // A goodbye, not a wait: a server that never closes must not hold the answer back.
     await Promise.race([client.end().catch(() => undefined), setTimeout(100)]);
   } catch (error) {

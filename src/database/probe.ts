@@ -123,7 +123,10 @@ async function readRootCert(path: string | undefined, signal: AbortSignal): Prom
     const buffer = Buffer.alloc(MAX_ROOT_CERT_BYTES + 1);
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     if (bytesRead > MAX_ROOT_CERT_BYTES) throw new Error('larger than 1 MiB');
-    return buffer.toString('utf8', 0, bytesRead);
+    const text = buffer.toString('utf8', 0, bytesRead);
+    // Node trusts its public roots for an empty one; libpq refuses a file without a certificate.
+    if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    return text;
   };
   const stop = once(signal, 'abort').then(() => Promise.reject(signal.reason));
   return Promise.race([read(), stop]).finally(() => void file.close());

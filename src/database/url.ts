@@ -1,9 +1,13 @@
 // `database_url`, a libpq URL, split by pg's parser (`pg-connection-string`) but for TLS: it reads
 // `sslrootcert` whole and at once and ignores `system`, channel_binding and require_auth. Here:
-// libpq 16's reading of those, and an input error for every parameter pg cannot honour.
+// libpq 16's reading of those, libpq's environment for what the URL leaves out, and an input error
+// for every parameter pg cannot honour.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
-import { redactUrl, SECRET_PARAMS } from '../util/redact.js';
+import { isPlainName, isPlainValue, queryParams, REDACTED, redactUrl } from '../util/redact.js';
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
@@ -21,6 +25,41 @@ const KEYWORDS = new Set(
   gssencmode krbsrvname gsslib gssdelegation scram_client_key scram_server_key oauth_issuer
   oauth_client_id oauth_client_secret oauth_scope ssl uselibpqcompat`.split(/\s+/)
 );
+/** libpq's keywords whose values are secrets: a message never shows them, the rest may. */
+const SECRETS = [
+  'password',
+  'sslpassword',
+  'oauth_client_secret',
+  'scram_client_key',
+  'scram_server_key'
+];
+const HARMLESS_NAMES: ReadonlySet<string> = new Set(
+  [...KEYWORDS].filter((name) => !SECRETS.includes(name))
+);
+
+/**
+ * libpq's environment variables (PQconninfoOptions in libpq's fe-connect.c) of the parameters that
+ * make the connection safer or that this check refuses: libpq takes them when the URL lacks the
+ * parameter (conninfo_add_defaults), and so does this check. The target itself (PGHOST, PGPORT,
+ * PGUSER, PGDATABASE) and the password (PGPASSWORD, PGPASSFILE) come from the URL only.
+ */
+const ENVIRONMENT: Record<string, string> = {
+  sslmode: 'PGSSLMODE',
+  sslnegotiation: 'PGSSLNEGOTIATION',
+  channel_binding: 'PGCHANNELBINDING',
+  require_auth: 'PGREQUIREAUTH',
+  sslrootcert: 'PGSSLROOTCERT',
+  sslcert: 'PGSSLCERT',
+  sslkey: 'PGSSLKEY',
+  sslcertmode: 'PGSSLCERTMODE',
+  sslcrl: 'PGSSLCRL',
+  sslcrldir: 'PGSSLCRLDIR',
+  ssl_min_protocol_version: 'PGSSLMINPROTOCOLVERSION',
+  ssl_max_protocol_version: 'PGSSLMAXPROTOCOLVERSION',
+  gssencmode: 'PGGSSENCMODE',
+  requirepeer: 'PGREQUIREPEER',
+  service: 'PGSERVICE'
+};
 
 export type DatabaseTarget = ReturnType<typeof parseDatabaseUrl>;
 
@@ -36,8 +75,11 @@ const REFUSED: [string[], string][] = [
 /** Values of those that ask for nothing more than this check does. */
 const HARMLESS = /^(sslcertmode=(disable|allow)|gssencmode=(disable|prefer))$/;
 
-/** Throws `DatabaseUrlError`, which never quotes the password. */
-export function parseDatabaseUrl(value: string) {
+/**
+ * Throws `DatabaseUrlError`, which shows no value it cannot prove harmless.
+ * @param env libpq's environment (the process's: the job's, or the command's)
+ */
+export function parseDatabaseUrl(value: string, env: NodeJS.ProcessEnv = process.env) {
   const text = value.trim();
   if (text === '') throw invalid('is empty');
   // Until the URL parses, nothing of it is shown: any part may be the password.
@@ -57,27 +99,40 @@ export function parseDatabaseUrl(value: string) {
       'is not a valid URL (a malformed percent-encoding, or a special character in the password that is not percent-encoded?)'
     );
   }
-  const fail = (reason: string): DatabaseUrlError => invalid(reason, redactUrl(text));
+  const fail = (reason: string): DatabaseUrlError =>
+    invalid(reason, redactUrl(text, HARMLESS_NAMES));
+  const fromEnvironment = new Set<string>();
+  for (const [name, variable] of Object.entries(ENVIRONMENT)) {
+    const given = env[variable];
+    if (params.has(name) || given === undefined) continue;
+    params.set(name, given);
+    fromEnvironment.add(name);
+  }
   const param = params.get.bind(params);
+  /** `name=value` as a message shows it, saying where an environment value came from. */
+  const said = (name: string): string => {
+    if (SECRETS.includes(name)) return name;
+    const given = param(name) ?? '';
+    const from = fromEnvironment.has(name) ? ` (from ${ENVIRONMENT[name]})` : '';
+    return `${name}=${isPlainValue(given) ? given : REDACTED}${from}`;
+  };
   for (const name of params.keys()) {
     const lower = name.toLowerCase();
     const hint = KEYWORDS.has(lower) ? ` (names are case-sensitive: write ${lower})` : '';
-    if (!KEYWORDS.has(name)) throw fail(`has the parameter '${name}', unknown to libpq${hint}`);
+    const shown = isPlainName(name) ? `the parameter '${name}'` : 'a parameter';
+    if (!KEYWORDS.has(name)) throw fail(`has ${shown}, unknown to libpq${hint}`);
   }
   for (const [names, why] of REFUSED)
     for (const name of names) {
       const given = param(name);
       if (given !== undefined && !HARMLESS.test(`${name}=${given.toLowerCase()}`))
-        throw fail(
-          `has ${name}${name.endsWith('password') ? '' : `=${given}`}, which this check cannot honour (${why})`
-        );
+        throw fail(`has ${said(name)}, which this check cannot honour (${why})`);
     }
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const given = param(name);
     if (given === undefined) return fallback;
     const found = allowed.find((each) => each.toLowerCase() === given.toLowerCase());
-    if (found === undefined)
-      throw fail(`has ${name}=${given}; expected one of ${allowed.join(', ')}`);
+    if (found === undefined) throw fail(`has ${said(name)}; expected one of ${allowed.join(', ')}`);
     return found;
   };
 
@@ -90,21 +145,27 @@ export function parseDatabaseUrl(value: string) {
   if (!user) throw fail('has no user name');
   if (config.database?.includes('/')) throw fail('has a "/" in the database name');
 
-  const sslRootCert = param('sslrootcert') || undefined;
+  const sslRootCert = param('sslrootcert') || defaultRootCert(env);
   const system = sslRootCert === 'system';
   if (param('sslmode')?.toLowerCase() === 'no-verify') params.set('sslmode', 'require');
   // libpq 16: sslrootcert=system defaults to verify-full, and refuses anything weaker.
   const sslMode = oneOf('sslmode', SSL_MODES, system ? 'verify-full' : 'prefer');
+  const mode = params.has('sslmode') ? said('sslmode') : `sslmode=${sslMode}`;
   if (system && sslMode !== 'verify-full')
+    throw fail(`has ${said('sslrootcert')} with ${mode}; libpq asks for verify-full with it`);
+  // verify-ca checks no host name: it trusts only the CAs named. libpq refuses it without a root
+  // certificate (initialize_SSL in fe-secure-openssl.c), and so does this check.
+  if (sslMode === 'verify-ca' && !sslRootCert)
     throw fail(
-      `has sslrootcert=system with sslmode=${sslMode}; libpq asks for verify-full with it`
+      `has ${mode} without sslrootcert: verify-ca trusts only the CAs of an sslrootcert file; ` +
+        'give sslrootcert=<file>, or use sslmode=verify-full'
     );
   const channelBinding = oneOf('channel_binding', ['disable', 'prefer', 'require'], 'prefer');
   if (channelBinding === 'require' && sslMode === 'disable')
-    throw fail('asks for channel_binding=require, which needs TLS, with sslmode=disable');
+    throw fail(`asks for ${said('channel_binding')}, which needs TLS, with ${mode}`);
   const directTls = oneOf('sslnegotiation', ['postgres', 'direct'], 'postgres') === 'direct';
   if (directTls && !['require', 'verify-ca', 'verify-full'].includes(sslMode))
-    throw fail(`has sslnegotiation=direct with sslmode=${sslMode}; it needs require or stronger`);
+    throw fail(`has ${said('sslnegotiation')} with ${mode}; it needs require or stronger`);
   const [minTls, maxTls] = ['min', 'max'].map((end) => {
     const name = `ssl_${end}_protocol_version`;
     return param(name) ? oneOf(name, TLS_VERSIONS, 'TLSv1.2') : undefined;
@@ -118,7 +179,7 @@ export function parseDatabaseUrl(value: string) {
   const methods = items.map((item) => item.replace(/^!/, ''));
   if (methods.some((m, i) => items[i]?.startsWith('!') !== negated || !AUTH_METHODS.includes(m)))
     throw fail(
-      `has require_auth=${auth}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
+      `has ${said('require_auth')}; expected a list of ${AUTH_METHODS.join(', ')}, all or none negated with !`
     );
 
   const target = {
@@ -142,6 +203,12 @@ export function parseDatabaseUrl(value: string) {
   return Object.defineProperty(target, 'password', { enumerable: false });
 }
 
+/** libpq's root certificate when the URL and the environment name none, if the file exists. */
+function defaultRootCert(env: NodeJS.ProcessEnv): string | undefined {
+  const file = join(env.HOME || homedir(), '.postgresql', 'root.crt');
+  return existsSync(file) ? file : undefined;
+}
+
 /** `host:port/database`, the way messages name a database (an IPv6 host in brackets). */
 export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'database'>): string {
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
@@ -149,14 +216,18 @@ export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'd
 }
 
 /**
- * What would reveal a secret, to mask before validation (malformed values too): the URL, and the
- * password as written, decoded and encoded, from the authority (to the last or the first `@`) and
- * from each secret parameter (`password=`, `sslpassword=`, ...).
+ * What would reveal a secret, to mask before validation (malformed values too): the URL, the
+ * password as written, decoded and encoded, from the authority (to the last or the first `@`), and
+ * the value of every query parameter not known to be harmless (however its name is spelled).
  */
 export function secretsOf(value: string): string[] {
   const text = value.trim();
   const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
-  const inQuery = [...text.matchAll(SECRET_PARAMS)].map((match) => match[2]);
+  const search =
+    /\?[^#]*/s.exec(text.slice(text.lastIndexOf('@') + 1))?.[0] ?? /\?.*/s.exec(text)?.[0];
+  const inQuery = queryParams(search ?? '')
+    .filter(({ name, value: given }) => !HARMLESS_NAMES.has(name) || !isPlainValue(given ?? ''))
+    .map(({ raw }) => raw);
   const forms = [value, text];
   for (const written of [authority, authority?.split('@')[0], ...inQuery]) {
     if (!written) continue;

@@ -9,9 +9,25 @@ export interface Transport {
 }
 
 /**
- * Every request to the Neon API: one keep-alive undici dispatcher, through the proxy the environment
- * names (`NO_PROXY` honoured) if any. A body past `maxBodyBytes` (1000 operations are about 0.5 MB)
- * fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Throws on an unusable proxy URL.
+ * Whether a URL's host name (as `URL` writes it) is this machine: `localhost`, 127.0.0.0/8, `::1`
+ * (or 127.0.0.0/8 mapped into IPv6).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return (
+    host === 'localhost' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    host === '::1' ||
+    /^::ffff:7f[\da-f]{2}:[\da-f]{1,4}$/.test(host)
+  );
+}
+
+/**
+ * Every request to the Neon API: keep-alive undici dispatchers, through the proxy the environment
+ * names (`NO_PROXY` honoured) if any, but never for a loopback host: the key goes in clear (plain
+ * http) only to this machine, whatever the proxy variables say. A body past `maxBodyBytes` (1000
+ * operations are about 0.5 MB) fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Throws on an unusable
+ * proxy URL.
  */
 export function createTransport({
   maxBodyBytes = 32 * 1024 * 1024,
@@ -27,14 +43,18 @@ export function createTransport({
   const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) =>
     env[name]?.trim()
   );
-  const dispatcher = proxied ? proxyAgent(options, env) : new Agent(options);
+  const direct = new Agent(options);
+  const proxy = proxied ? proxyAgent(options, env) : undefined;
+  const dispatcherFor = (url: string): Dispatcher =>
+    proxy && !isLoopbackHost(new URL(url).hostname) ? proxy : direct;
   return {
     async get(url, headers, signal) {
+      const dispatcher = dispatcherFor(url);
       const response = await request(url, { method: 'GET', headers, signal, dispatcher });
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     },
-    close: () => dispatcher.close()
+    close: async () => void (await Promise.all([direct.close(), proxy?.close()]))
   };
 }
 

@@ -22,22 +22,72 @@ export function redact(text: string): string {
 /** For tests: forget every registered secret. */
 export const clearSecrets = (): void => secrets.clear();
 
-/** libpq's parameters whose value is a secret: the passwords, libpq 18's OAuth secret and SCRAM keys. */
-export const SECRET_PARAMS =
-  /([?&](?:(?:ssl)?password|oauth_client_secret|scram_\w+_key)=)([^&#]*)/gi;
+/** A value that can be shown when its name is harmless: a plain word, path or list, no `=`, `&`, `;` or `%`. */
+export const isPlainValue = (value: string): boolean => /^[\w.,:/!+-]{0,100}$/.test(value);
 
-/**
- * A URL as it may be shown: its user information (everything before the last `@` of its authority)
- * and every secret parameter's value hidden. The authority ends at the first `/`, `?` or `#` after
- * its first `@`, not before: a malformed URL's password may hold those unencoded, and an `@` in the
- * path or the query (`application_name=a@b`) leaves the host shown.
- */
-export function redactUrl(value: string): string {
-  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(value)?.[0] ?? '';
-  const rest = value.slice(scheme.length);
-  return `${scheme}${withoutUserinfo(rest)}`.replace(SECRET_PARAMS, `$1${REDACTED}`);
+/** A parameter's name that can be shown: letters, digits, `_`, `.`, `;` or `-` (no `=` or `%`). */
+export const isPlainName = (name: string): boolean => /^[\w.;-]{1,60}$/.test(name);
+
+/** Percent-decoded, or as written when malformed. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
+/** The `name=value` pieces of a URL's query (`&`-separated), decoded as libpq decodes them. */
+export function queryParams(
+  search: string
+): { name: string; written: string; value?: string; raw?: string }[] {
+  return search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((piece) => piece !== '')
+    .map((piece) => {
+      const equals = piece.indexOf('=');
+      const written = equals < 0 ? piece : piece.slice(0, equals);
+      const raw = equals < 0 ? undefined : piece.slice(equals + 1);
+      return { name: decoded(written), written, value: raw && decoded(raw), raw };
+    });
+}
+
+/**
+ * A URL as a message may show it: no user or password, no fragment, and of its query only the
+ * values of parameters named in `harmless` that are plain words (an allow-list: `&amp;password=`,
+ * `;password=` or `pass%77ord=` stay hidden whatever follows them). Of a text that is no URL, its
+ * user information hidden (`withoutUserinfo`) and nothing shown from the first `?`, `#`, `&`, `;`
+ * or `=` of what follows.
+ */
+export function redactUrl(value: string, harmless: ReadonlySet<string> = new Set()): string {
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  // `u:p@host/db` parses too, as scheme `u:` and path `p@host/db`: only `scheme://` is read as a URL.
+  if (!scheme || !URL.canParse(value)) {
+    const rest = withoutUserinfo(value.slice(scheme.length));
+    const hidden = rest.startsWith(`${REDACTED}@`) ? `${REDACTED}@` : '';
+    const after = rest.slice(hidden.length);
+    const cut = after.search(/[?#&;=]/);
+    const shown = cut < 0 ? after : `${after.slice(0, cut)}${REDACTED}`;
+    return `${scheme}${hidden}${shown}`;
+  }
+  const url = new URL(value);
+  const user = url.username || url.password ? `${REDACTED}@` : '';
+  const pieces = queryParams(url.search).map(({ name, written, value: given }) => {
+    const shownName = isPlainName(written) ? written : REDACTED;
+    if (given === undefined) return shownName;
+    return `${shownName}=${harmless.has(name) && isPlainValue(given) ? given : REDACTED}`;
+  });
+  const query = pieces.length > 0 ? `?${pieces.join('&')}` : '';
+  const fragment = url.hash ? `#${REDACTED}` : '';
+  return `${url.protocol}//${user}${url.host}${url.pathname}${query}${fragment}`;
+}
+
+/**
+ * Everything before the last `@` of the authority hidden. The authority ends at the first `/`, `?`
+ * or `#` after its first `@`, not before: a malformed URL's password may hold those unencoded, and an
+ * `@` in the path or the query (`application_name=a@b`) leaves the host shown.
+ */
 function withoutUserinfo(authorityOn: string): string {
   const firstAt = authorityOn.indexOf('@');
   if (firstAt < 0) return authorityOn;
