@@ -165,7 +165,7 @@ export function resultText(
 function print(stdout: Io['stdout'], text: string): Promise<boolean> {
   return new Promise((resolve) => {
     stdout.write(text, (error) => {
-      const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
+      const code = error?.code;
       resolve(!error || code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED');
     });
   });
@@ -173,7 +173,9 @@ function print(stdout: Io['stdout'], text: string): Promise<boolean> {
 
 export interface Io {
   /** `done` is told how the write ended (a full disk, a reader gone). */
-  stdout: { write: (text: string, done: (error?: Error | null) => void) => unknown };
+  stdout: {
+    write: (text: string, done: (error?: NodeJS.ErrnoException | null) => void) => unknown;
+  };
   stderr: Stream;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal; // the first SIGINT or SIGTERM
