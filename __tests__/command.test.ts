@@ -14,7 +14,7 @@ import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
 import { itLong } from './helpers/long.js';
 import type { Stream } from '../src/cli/terminal.js';
-import { clearSecrets } from '../src/util/redact.js';
+import { clearSecrets, registerSecret } from '../src/util/redact.js';
 import { apiFlags, parseJunit, reportFiles } from './helpers/command.js';
 import { ROOT } from './helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from './helpers/sim.js';
@@ -34,17 +34,35 @@ afterEach(async () => {
 /** One run of the command: its exit code and what it wrote (stderr as a pipe receives it). */
 async function command(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string; signal?: AbortSignal } = {}
+  options: {
+    env?: Record<string, string>;
+    stdin?: string;
+    signal?: AbortSignal;
+    /** A signal after the wait, as the report files are about to be written. */
+    signalAfterWait?: boolean;
+    /** What writing the result meets (a full disk), else nothing. */
+    stdoutError?: NodeJS.ErrnoException;
+  } = {}
 ) {
   let stdout = '';
   let stderr = '';
+  const signal = new AbortController();
+  options.signal?.addEventListener('abort', () => signal.abort());
   const stderrStream = { isTTY: false, columns: 80, write: (c: string) => (stderr += c) !== '' };
+  const write = (chunk: string, done?: (error?: Error | null) => void): boolean => {
+    if (!options.stdoutError) stdout += chunk;
+    done?.(options.stdoutError);
+    return !options.stdoutError;
+  };
   const code = await main(args, {
-    stdout: { write: (c: string) => (stdout += c) !== '' },
+    stdout: { write },
     stderr: stderrStream as unknown as Stream,
     env: { NEON_API_KEY: DEFAULT_KEY, ...options.env },
-    signal: options.signal ?? new AbortController().signal,
-    writing: () => new AbortController().signal,
+    signal: signal.signal,
+    writing: () => {
+      if (options.signalAfterWait) signal.abort();
+      return new AbortController().signal;
+    },
     stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)])
   });
   return { code, stdout, stderr };
@@ -423,6 +441,115 @@ describe('the command, in-process', () => {
     expect(moved.code).toBe(3);
     expect(moved.stderr).toMatch(/sent only to the API host\. Check --api-host\.$/m);
     expect(moved.stdout + moved.stderr).not.toMatch(/api_host|input '/);
+  });
+});
+
+describe('the command and its reports, hardened (issue 30, classes 6 to 15)', () => {
+  const finishedOp = () => operation(PROJECT, 'create_branch', [[0, 'finished']]);
+  const awaiting = (op: { id: string }) => ['--project-id', PROJECT, '--operation-id', op.id];
+
+  it('class 6: a result that cannot be written exits 2 and says so on stderr', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    const stdoutError = Object.assign(new Error('ENOSPC: no space left on device'), {
+      code: 'ENOSPC'
+    });
+    const run = await command([...api(sim), ...awaiting(op), '--json'], { stdoutError });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: could not write the result to stdout.');
+  });
+
+  it('class 7: a short password never rewrites the JSON keys or the JUnit markup', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    for (const secret of ['test', 'time', 'name', 'wait']) registerSecret(secret);
+    const junit = files().junit;
+    const run = await command([...api(sim), ...awaiting(op), '--json', '--junit', junit]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', timed_out: false });
+    expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml [^\n]*\n<testsuites name=/);
+    expect((await parseJunit(junit)).cases).toHaveLength(1);
+  });
+
+  it('classes 8 and 9: a signal after the wait is exit 130, and the result says why', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    const run = await command([...api(sim), ...awaiting(op), '--json'], { signalAfterWait: true });
+    expect(run.code).toBe(130);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'finished',
+      exit_code: 130,
+      message: expect.stringMatching(/^finished after \S+; exit 130: interrupted/) as unknown
+    });
+  });
+
+  it('class 9: a report not written (exit 2) is named in the verdict line and the message', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    const line = await command([...api(sim), ...awaiting(op), '--junit', '/dev/full']);
+    expect(line.code).toBe(2);
+    expect(line.stdout).toMatch(/^finished after \S+; exit 2: \/dev\/full not written\n$/);
+    const json = await command([...api(sim), ...awaiting(op), '--junit', '/dev/full', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exit_code: 2,
+      message: expect.stringContaining('exit 2: /dev/full not written') as unknown
+    });
+  });
+
+  it('classes 10 to 12: JUnit always has a case, an undescribed operation is named by its id, names are cut', async () => {
+    sim = await simulate([]);
+    const idle = files().junit;
+    expect((await command([...api(sim), '--project-id', PROJECT, '--junit', idle])).code).toBe(0);
+    expect((await parseJunit(idle)).cases).toEqual([
+      expect.objectContaining({ name: 'wait', outcome: 'passed' })
+    ]);
+    await sim.close();
+
+    const bare = operation(PROJECT, '', [[0, 'finished']]);
+    const huge = operation(PROJECT, 'create_branch', [[0, 'finished']], {
+      branch_id: `br-${'x'.repeat(1_000_000)}`
+    });
+    sim = await simulate([bare, huge]);
+    const junit = files().junit;
+    const ids = ['--operation-id', `${bare.id},${huge.id}`];
+    const run = await command([...api(sim), '--project-id', PROJECT, ...ids, '--junit', junit]);
+    expect(run.code).toBe(0);
+    expect(statSync(junit).size).toBeLessThan(10_000);
+    const names = (await parseJunit(junit)).cases.map((c) => c.name);
+    expect(names).toContain(`operation ${bare.id}`);
+    expect(names.find((n) => n?.startsWith('create_branch'))).toMatch(/^create_branch br-x+…$/);
+  });
+
+  it('class 13: --json stays bounded whatever the shape of the operation', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']], {
+      extra: { samples: Array.from({ length: 400_000 }, (_, i) => i) }
+    });
+    sim = await simulate([op]);
+    const run = await command([...api(sim), ...awaiting(op), '--json']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeLessThan(1_100_000);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', exit_code: 0 });
+  });
+
+  it('class 14: --operations @ (an empty file name) is an input error; stdin is not read', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    const stdin = JSON.stringify({ operations: [sim.render(op)] });
+    const run = await command([...api(sim), '--operations', '@'], { stdin });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--operations @ names no file');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('class 15: --summary-file appends, as to $GITHUB_STEP_SUMMARY, losing nothing written before', async () => {
+    const op = finishedOp();
+    sim = await simulate([op]);
+    const summary = files().summary;
+    writeFileSync(summary, '## An earlier step\n\n');
+    const run = await command([...api(sim), ...awaiting(op), '--summary-file', summary]);
+    expect(run.code).toBe(0);
+    const text = readFileSync(summary, 'utf8');
+    expect(text).toMatch(/^## An earlier step\n\n### /);
   });
 });
 

@@ -28,7 +28,8 @@ describe.each(WAIT_KINDS)('a report of a %s wait', (kind) => {
     expect(renderComment(report)).toContain(`Neon ${words.subject}: `);
     const junit = renderJunit(report);
     expect(junit).toMatch(/^<\?xml .*<\/testsuites>\n$/s);
-    expect(junit.match(/<testcase /g)?.length ?? 0).toBe(report.operations.length);
+    // An empty suite fails some CI (Jenkins): with no operation, one passing case stands for the wait.
+    expect(junit.match(/<testcase /g)?.length).toBe(Math.max(1, report.operations.length));
     if (report.operations.length > 0) {
       expect(summary).toContain(`#### ${words.heading} (`);
       expect(junit).toContain('compute did not respond');

@@ -1,4 +1,5 @@
 import type { Report } from './report/model.js';
+import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
 import { STATUS_NAMES } from './wait/status.js';
 
@@ -36,9 +37,55 @@ export const COMMAND_FIELDS: ReadonlyArray<{ name: string; json: string }> = [
   { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' }
 ];
 
-/** A result value as JSON, every text (the API's are not ours to trust) cut to 4,000 characters. */
-export const resultJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? truncate(v, 4000) : v));
+/** The most a result value holds, in characters: 4,000 a text, about 1,000,000 in all. */
+const TEXT_CHARS = 4000;
+const RESULT_CHARS = 1_000_000;
+
+/**
+ * A result value as JSON, bounded whatever its shape (the API's fields are not ours to trust): each
+ * text redacted and cut, and once the budget is spent, the rest of every array and of the API's
+ * objects left out. A document's own fields (the first level) are kept, scalars before the rest.
+ * Redacted value by value: redacting the document would rewrite its keys (`timed_out`).
+ */
+export function resultJson(value: unknown): string {
+  let left = RESULT_CHARS;
+  const fit = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      const text = truncate(redact(v), TEXT_CHARS);
+      left -= text.length;
+      return text;
+    }
+    if (typeof v !== 'object' || v === null) {
+      left -= 8; // a number, true, null
+      return v;
+    }
+    if (Array.isArray(v)) {
+      const items: unknown[] = [];
+      for (const item of v) {
+        if (left <= 0) break;
+        items.push(fit(item, depth + 1));
+      }
+      return items;
+    }
+    // The budget goes to plain values first; the fields keep their order (documented for --json).
+    const entries = Object.entries(v);
+    const scalarsFirst = [...entries].sort(
+      ([, a], [, b]) => Number(isContainer(a)) - Number(isContainer(b))
+    );
+    const fitted = new Map<string, unknown>();
+    for (const [key, field] of scalarsFirst) {
+      if (depth > 0 && left <= 0) break;
+      left -= key.length;
+      fitted.set(key, fit(field, depth + 1));
+    }
+    return Object.fromEntries(
+      entries.flatMap(([key]) => (fitted.has(key) ? [[key, fitted.get(key)]] : []))
+    );
+  };
+  return JSON.stringify(fit(value, 0));
+}
+
+const isContainer = (v: unknown): boolean => typeof v === 'object' && v !== null;
 
 /** The run's result as typed values (the command's `--json`); a field without a value is left out. */
 export function resultFields(report: Report): Record<string, unknown> {
@@ -49,5 +96,6 @@ export function resultFields(report: Report): Record<string, unknown> {
 /** An output's text as the runner keeps it: JSON for objects, '' for none. */
 export function outputText(output: Output, value: unknown): string {
   if (value === undefined || value === null) return '';
-  return output.text?.(value) ?? (typeof value === 'object' ? resultJson(value) : String(value));
+  if (output.text) return redact(output.text(value));
+  return typeof value === 'object' ? resultJson(value) : redact(String(value));
 }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { closeSync, constants, cpSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -491,5 +491,66 @@ describe('the command in CI logs, pipes and scripts', () => {
     });
     expect(run.code).toBe(0);
     expect((await parseJunit(out.junit)).cases.map((c) => c.outcome)).toEqual(['passed']);
+  });
+});
+
+describe('the command on streams it cannot write (issue 30, class 6)', () => {
+  /** The command with stdout or stderr on a full disk (/dev/full), the other one a pipe. */
+  function onFullDisk(args: string[], full: 'stdout' | 'stderr'): Promise<Run> {
+    const disk = openSync('/dev/full', 'w');
+    const stdio: StdioOptions =
+      full === 'stdout' ? ['ignore', disk, 'pipe'] : ['ignore', 'pipe', disk];
+    const child = spawn(NODE, [command, ...args], { cwd: dir, env: envOf({}), stdio });
+    closeSync(disk);
+    let text = '';
+    (full === 'stdout' ? child.stderr : child.stdout)?.on('data', (c: Buffer) => (text += c));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    return new Promise((done) =>
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        done(
+          full === 'stdout'
+            ? { code, stdout: '', stderr: text }
+            : { code, stdout: text, stderr: '' }
+        );
+      })
+    );
+  }
+
+  it('stderr on a full disk changes nothing: the wait, the result, JUnit and exit 0', async () => {
+    const op = operation(PROJECT, 'create_branch', [
+      [0, 'running'],
+      [1000, 'finished']
+    ]);
+    sim = await simulate([op]);
+    const out = files();
+    const run = await onFullDisk(
+      [
+        ...api(sim),
+        '--project-id',
+        PROJECT,
+        '--operation-id',
+        op.id,
+        '--junit',
+        out.junit,
+        '--json'
+      ],
+      'stderr'
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'finished', exit_code: 0 });
+    expect((await parseJunit(out.junit)).cases.map((c) => c.outcome)).toEqual(['passed']);
+  });
+
+  it('stdout on a full disk: exit 2, said on stderr without a stack trace', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const run = await onFullDisk(
+      [...api(sim), '--project-id', PROJECT, '--operation-id', op.id, '--json'],
+      'stdout'
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: could not write the result to stdout.');
+    expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });

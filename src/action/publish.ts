@@ -5,7 +5,6 @@ import { escapeText } from '../report/markdown.js';
 import { renderSummary } from '../report/summary.js';
 import type { Settings } from '../settings.js';
 import { formatDuration } from '../util/duration.js';
-import { redact } from '../util/redact.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import { writeComment } from './comment.js';
 import * as log from './log.js';
@@ -42,8 +41,9 @@ function setOutputs(report: Report, summary: string, commentUrl: string): void {
   let failed: Error | undefined;
   for (const output of OUTPUTS) {
     try {
+      // Redacted value by value (outputText, the summary's escaping), never as a rendered document.
       const text = published[output.name] ?? outputText(output, output.value?.(report));
-      core.setOutput(output.name, redact(text));
+      core.setOutput(output.name, text);
     } catch (error) {
       failed ??= error as Error;
     }
@@ -66,7 +66,7 @@ async function writeSummary(summary: string): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY)
     return log.debug('No GITHUB_STEP_SUMMARY file: summary not written.');
   await core.summary
-    .addRaw(redact(summary), true)
+    .addRaw(summary, true)
     .write()
     .catch((error: Error) =>
       log.warning(`Could not write the job summary: ${error.message}`, 'Summary not written')

@@ -68,9 +68,17 @@ export function prepareReportFile(path: string, name: string): void {
   }
 }
 
-/** A report file, until `stop`: a FIFO is retried until it has a reader (`note` once). */
-export async function writeReport(path: string, text: string, stop: AbortSignal, note: () => void) {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
+/**
+ * A report file, until `stop`: a FIFO is retried until it has a reader (`note` once). `append`
+ * keeps what the file held (the job summary file other steps wrote to).
+ */
+export async function writeReport(
+  path: string,
+  text: string,
+  { stop, note, append }: { stop: AbortSignal; note: () => void; append: boolean }
+) {
+  const mode = append ? constants.O_APPEND : constants.O_TRUNC;
+  const flags = constants.O_WRONLY | constants.O_CREAT | mode | constants.O_NONBLOCK;
   let fd: number | undefined;
   for (let tries = 0; fd === undefined; tries++)
     try {
@@ -84,6 +92,9 @@ export async function writeReport(path: string, text: string, stop: AbortSignal,
     return finished(
       addAbortSignal(stop, new Socket({ fd, readable: false, writable: true })).end(text)
     );
-  closeSync(fd);
-  return writeFileSync(path, text);
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

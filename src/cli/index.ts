@@ -5,12 +5,10 @@ import { main } from './main.js';
 
 const { stdout, stderr, stdin, env } = process;
 const argv = process.argv.slice(2);
-// A reader that went away (`| head -n 1`) loses the rest of that stream, and only that: the wait,
-// the report files and the exit code go on.
-for (const stream of [stdout, stderr])
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
+// A stream that cannot be written (a reader gone, a full disk) loses the rest of it, and only that:
+// the wait, the report files and the exit code go on. A result not written is main's to tell
+// (its write's callback): exit 2.
+for (const stream of [stdout, stderr]) stream.on('error', () => undefined);
 start(
   async (signal, writing) =>
     (process.exitCode = await main(argv, { stdout, stderr, stdin, env, signal, writing })),

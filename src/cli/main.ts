@@ -64,9 +64,14 @@ const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((r) => [flagOf(r), option(r)])
 );
 
-const REPORTS: ReadonlyArray<[InputName, (report: Report) => string]> = [
-  ['summary_file', renderSummary],
-  ['junit', renderJunit]
+/** The report files: the summary is appended to, as a job summary file is (`>>`), and JUnit replaced. */
+const REPORTS: ReadonlyArray<{
+  name: InputName;
+  render: (report: Report) => string;
+  append: boolean;
+}> = [
+  { name: 'summary_file', render: renderSummary, append: true },
+  { name: 'junit', render: renderJunit, append: false }
 ];
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
@@ -95,22 +100,40 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
     throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
-  for (const [name] of REPORTS) if (values[name]) prepareReportFile(values[name], name);
+  for (const { name } of REPORTS) {
+    const path = values[name];
+    if (path) prepareReportFile(path, name);
+  }
   // Reading ends at the deadline or a signal (a stdin or a FIFO may never end): the default when
   // --timeout is wrong (the settings say so next), the longest when it is too long.
   const { default: longest, max } = input('timeout');
   const timeoutMs = Math.min(parseDuration(values.timeout!) ?? parseDuration(longest!)!, max!);
   const file = async (name: string, path = values[name]!) =>
     path && readInput(name, path, { signal, timeoutMs, stdin });
-  const ops = values.operations as string;
   Object.assign(values, {
-    operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
+    operations: await operationsOf(values.operations!, file),
     wait: String(!flags['no-wait']),
     database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
     summary: String(Boolean(flags['summary-file']))
   });
   return (name) => values[name] ?? '';
+}
+
+/**
+ * `--operations`: a response as text, or read from `@PATH`, and from stdin for `-` or `@-` only. An
+ * empty name (`"@$UNSET"`) is an input error before anything is read, never stdin.
+ */
+async function operationsOf(value: string, file: (name: string, path: string) => Promise<string>) {
+  if (value === '-') return file('operations', '-');
+  if (!value.startsWith('@')) return value;
+  const path = value.slice(1);
+  if (!path)
+    throw new InputError('operations', (named) => {
+      const flag = named('operations');
+      return `${flag} @ names no file: give ${flag} @PATH, or - for stdin.`;
+    });
+  return file('operations', path);
 }
 
 const CODES: Record<string, number> = {
@@ -133,27 +156,40 @@ export function exitCode(r: Report): number {
   return 0;
 }
 
-/** The run's exit code: the wait's, unless the writing was interrupted (130) or a success left a file unwritten (2). */
-function runExitCode(report: Report, writingAborted: boolean, unwritten: number): number {
-  if (writingAborted) return 130;
-  const waited = exitCode(report);
-  if (waited !== 0) return waited;
-  // As tee and cp do, a file not written makes the run fail.
-  if (unwritten > 0) return 2;
-  return 0;
+/** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
+export function resultText(
+  report: Report,
+  json: boolean,
+  code = exitCode(report),
+  reasons: readonly string[] = []
+): string {
+  const elapsed = formatDuration(report.finishedAt - report.startedAt);
+  let message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
+  if (reasons.length > 0) message += `; exit ${code}: ${reasons.join(', ')}`;
+  if (!json) return `${redact(oneLine(message, 2000))}\n`;
+  const more = { exit_code: code, message, last_api_error: report.lastError ?? null };
+  // resultJson redacts each value: redacting the document would rewrite its keys.
+  return `${resultJson({ ...resultFields(report), ...more })}\n`;
 }
 
-/** What stdout holds, whatever the ending: the verdict line, or with `--json` one object. */
-export function resultText(report: Report, json: boolean, code = exitCode(report)): string {
-  const elapsed = formatDuration(report.finishedAt - report.startedAt);
-  const message = `${report.status} after ${elapsed}${report.failure ? `: ${report.failure}` : ''}`;
-  const more = { exit_code: code, message, last_api_error: report.lastError ?? null };
-  const text = json ? resultJson({ ...resultFields(report), ...more }) : oneLine(message, 2000);
-  return `${redact(text)}\n`;
+/**
+ * Writes the result; false when it could not be written (a full disk). A reader that went away
+ * (`| head -n 1`) only loses the rest: that is no failure of the run.
+ */
+function print(stdout: Io['stdout'], text: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    stdout.write(text, (error) => {
+      const code = error?.code;
+      resolve(!error || code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED');
+    });
+  });
 }
 
 export interface Io {
-  stdout: Pick<Stream, 'write'>;
+  /** `done` is told how the write ended (a full disk, a reader gone). */
+  stdout: {
+    write: (text: string, done: (error?: NodeJS.ErrnoException | null) => void) => unknown;
+  };
   stderr: Stream;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal; // the first SIGINT or SIGTERM
@@ -185,8 +221,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     usage = usageError(error, argv);
     flags = { json: argv.includes('--json') };
   }
-  if (flags.help) io.stdout.write(HELP);
-  if (flags.version) io.stdout.write(`${ACTION_VERSION}\n`);
+  if (flags.help) await print(io.stdout, HELP);
+  if (flags.version) await print(io.stdout, `${ACTION_VERSION}\n`);
   if (flags.help || flags.version) return 0;
 
   const terminal = new Terminal(io.stderr, startedAt);
@@ -212,18 +248,35 @@ export async function main(argv: string[], io: Io): Promise<number> {
   });
 
   const writing = io.writing();
-  let unwritten = 0;
-  for (const [name, render] of REPORTS) {
+  // Why the exit code is not the verdict's: the result names it (`finished after 12ms` alone would
+  // hide a report not written or a signal).
+  const reasons: string[] = [];
+  const unwritten: string[] = []; // as tee and cp do, a file not written makes the run fail
+  for (const { name, render, append } of REPORTS) {
     const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
-    await writeReport(path, redact(render(report)), writing, onWait).catch((error: Error) => {
-      unwritten++;
-      terminal.error(`could not write ${path}: ${error.message}`);
-    });
+    // Each renderer redacts the values it puts into its markup, never the document itself.
+    await writeReport(path, render(report), { stop: writing, note: onWait, append }).catch(
+      (error: Error) => {
+        unwritten.push(path);
+        terminal.error(`could not write ${path}: ${error.message}`);
+      }
+    );
   }
   if (report.failure) terminal.error(report.failure);
-  const code = runExitCode(report, writing.aborted, unwritten);
-  io.stdout.write(resultText(report, Boolean(flags.json), code));
-  return code;
+  let code = exitCode(report);
+  // A signal after the wait (the summary's requests, a FIFO without a reader) still interrupts.
+  const interrupted = writing.aborted || io.signal.aborted;
+  if (interrupted && code !== 130) {
+    code = 130;
+    reasons.push('interrupted (SIGINT or SIGTERM) after the wait');
+  } else if (unwritten.length > 0 && code === 0) {
+    code = 2;
+    reasons.push(`${unwritten.join(' and ')} not written`);
+  }
+  const printed = await print(io.stdout, resultText(report, Boolean(flags.json), code, reasons));
+  if (printed) return code;
+  terminal.error('could not write the result to stdout.');
+  return 2;
 }
