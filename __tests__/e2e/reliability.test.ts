@@ -151,7 +151,8 @@ describe('the API key never appears', () => {
     expect(echoed.masked).toEqual([key]);
     expect(echoed.everything).not.toContain(key);
 
-    sim.inject({ kind: 'echo-key', status: 400 }, { times: 1 });
+    // Every request: a refused first List only costs a look by id (the operation's own answer decides).
+    sim.inject({ kind: 'echo-key', status: 400 }, { times: Infinity });
     const failed = await runAction({
       ...inputs(sim, { api_key: key, operation_id: op.id }),
       env: { RUNNER_DEBUG: '1' }
@@ -171,7 +172,8 @@ describe('hostile or odd data from the API', () => {
       projects: [{ id: PROJECT, name: 'p', owner_id: 'user-1' }],
       operations: [op]
     });
-    sim.inject({ kind: 'echo-key', status: 400 }, { times: 1 });
+    // Every request: a refused first List only costs a look by id (the operation's own answer decides).
+    sim.inject({ kind: 'echo-key', status: 400 }, { times: Infinity });
     const run = await runAction(
       inputs(sim, { api_key: key, operation_id: op.id, summary_limit: '5' })
     );
@@ -227,7 +229,7 @@ describe('hardening: what an attacker or a broken runner could do to the bytes t
     sim = await simulate([op]);
     const run = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
     // The same, from an error answer of the API (its `message`).
-    sim.inject({ kind: 'status', status: 400, message: huge }, { times: 1 });
+    sim.inject({ kind: 'status', status: 400, message: huge }, { times: Infinity });
     const refused = await runAction(inputs(sim, { operation_id: op.id, summary_limit: '5' }));
     expect(refused.outputs.status).toBe('api_error');
     for (const each of [run, refused]) {
