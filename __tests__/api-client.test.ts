@@ -147,6 +147,7 @@ describe('NeonClient', () => {
         if (answers-- > 0) return { status: 503, headers: {}, text: '' };
         throw refused;
       },
+      send: async () => Promise.reject(refused),
       close: async () => undefined
     };
     const clock = new SimulatedClock(Date.now());

@@ -53,6 +53,7 @@ export const HELP = [
   '       report file not written',
   '  3    API error: key refused, project not found, or at the deadline the API',
   '       failing since the first half of the wait',
+  '  4    --request got no answer: it may have been applied; it was not sent again',
   '  124  the deadline passed before the operations (or the database) were ready',
   '  130  interrupted (SIGINT, SIGTERM); the result and report files are written',
   ''
@@ -113,6 +114,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
 const CODES: Record<string, number> = {
   [WAIT_STATUS.inputError]: 2,
   [WAIT_STATUS.apiError]: 3,
+  [WAIT_STATUS.unconfirmed]: 4,
   [WAIT_STATUS.aborted]: 130
 };
 

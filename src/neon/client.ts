@@ -3,7 +3,7 @@ import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import { createTransport, type Transport } from './http.js';
+import { createTransport, type RequestMethod, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
 import {
   isOperation,
@@ -31,6 +31,15 @@ interface ClientOptions extends RetryPolicyOptions {
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
   onRequest?: (path: string) => void;
+}
+
+/** One answer to a `request` input's request: its status, its JSON (redacted), what an error said. */
+export interface SentAnswer {
+  status: number;
+  body?: Record<string, unknown>;
+  /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
+  said: string;
+  retryAfterMs?: number;
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
@@ -97,6 +106,47 @@ export class NeonClient {
     return this.get(`/projects?${query(page)}`, deadline, (body) =>
       pageOf(body, 'projects', projectOf)
     );
+  }
+
+  /**
+   * Sends one request of the `request` input, once: the caller decides on retries (`request.ts`).
+   * Rejects with a `TransientError` without a status when no answer came (the request may have been
+   * applied). The body of the answer is parsed from its redacted text.
+   */
+  async sendOnce(
+    method: RequestMethod,
+    path: string,
+    body: string | undefined,
+    timeoutMs: number
+  ): Promise<SentAnswer> {
+    const url = `${this.options.baseUrl}${path}`;
+    const timeout = AbortSignal.timeout(Math.min(timeoutMs, this.requestTimeoutMs));
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
+    const headers =
+      body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+    this.requests++;
+    this.options.onRequest?.(path);
+    const response = await this.transport
+      .send(method, url, headers, body, signal)
+      .catch((error: unknown) => {
+        if (this.options.signal?.aborted) throw new CancelledError();
+        const late = `no answer within ${formatDuration(Math.min(timeoutMs, this.requestTimeoutMs))}`;
+        throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
+      });
+    const text = redact(response.text);
+    let parsed: Body | undefined;
+    try {
+      parsed = Object(JSON.parse(text));
+    } catch {
+      // Not JSON: `said` tells so.
+    }
+    const header = [response.headers['retry-after']].flat()[0];
+    return {
+      status: response.status,
+      body: parsed,
+      said: describeHttpError(response.status, parsed, text),
+      retryAfterMs: retryAfter(header, this.clock.now())
+    };
   }
 
   /** Lets the process exit: closes kept-alive connections of a transport it made (a given one may serve others). */

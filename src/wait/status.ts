@@ -9,7 +9,9 @@ export const WAIT_STATUS = {
   /** `watch_job` without operation ids: the main step returned at once; the post step waits. */
   watching: 'watching',
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
-  databaseError: 'database_error'
+  databaseError: 'database_error',
+  /** The `request` got no answer: it may have been applied, and was not sent again. */
+  unconfirmed: 'unconfirmed'
 } as const;
 /** The `status` output: a wait status, or an operation's status as the API wrote it. */
 export type ResultStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS] | (string & {});
@@ -45,7 +47,8 @@ const STATUSES = new Map(
       [WAIT_STATUS.aborted, 'wait', 'failure', 55, '🛑', 'failed', 'interrupted'],
       [WAIT_STATUS.apiError, 'wait', 'failure', 55, '❌', 'failed', 'API error'],
       [WAIT_STATUS.inputError, 'wait', 'failure', 55, '❌', 'failed', 'input error'],
-      [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error']
+      [WAIT_STATUS.databaseError, 'wait', 'failure', 55, '❌', 'failed', 'database error'],
+      [WAIT_STATUS.unconfirmed, 'wait', 'failure', 55, '❓', 'failed', 'request unconfirmed']
     ] satisfies Array<[string, 'operation' | 'wait', Verdict, number, string, Outcome, string?]>
   ).map(([status, of, verdict, rank, marker, outcome, label]) => [
     status,
