@@ -36,6 +36,8 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['branch_id', 'text', '', "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", { arg: 'ID' }],
   ['operation_id', 'text', '', 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', { arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' }],
   ['operations', 'text', '', 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', { arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' }],
+  ['request', 'text', '', 'A Neon API request to send first, then wait for its operations: a method and a path under `api_host`, e.g. `POST /projects/{project_id}/branches`. Default none.', { arg: 'REQUEST' }],
+  ['body', 'text', '', 'JSON body of `request` (not with GET). Default none.', { arg: 'JSON', help: 'the JSON body of --request: JSON, @FILE, or - for stdin' }],
   ['wait', 'bool', 'true', '`false` reports the current state and succeeds, without waiting. Default `true`.', { flag: 'no-wait', help: 'look once and report, whatever the status' }],
   ['timeout', 'duration', '10m', 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', { arg: 'DURATION', min: 1000, max: 6 * H }], // a hosted job's longest run
   ['interval', 'duration', '5s', "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", { arg: 'DURATION', min: 1000, max: H }],
@@ -47,7 +49,7 @@ const ROWS: Array<[string, Input['type'], string | undefined, string, Partial<In
   ['comment_on_pr', 'bool', 'false', '`true` posts the summary as one sticky comment on the pull request. Default `false`.', { only: 'action' }],
   ['comment_tag', 'text', '', 'Keeps the comments of several uses apart (letters, digits, spaces, . _ : / @ + -). Default none.', { only: 'action' }],
   ['watch_job', 'bool', 'false', '`true` also waits, in a post step at the end of the job, for every operation the job started, and fails the job when one did not succeed. Default `false`.', { only: 'action' }],
-  ['database_url', 'text', '', 'PostgreSQL URL. After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).', { arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)' }],
+  ['database_url', 'text', '', "PostgreSQL URL, or `response` (the request's answer's). After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).", { arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)' }],
   ['github_token', 'text', '${{ github.token }}', "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", { only: 'action' }],
   ['database_url_file', 'text', '', 'the database URL, read from a file', { only: 'command', arg: 'PATH' }],
   ['database_url_env', 'text', '', 'the database URL, read from this variable (e.g. DATABASE_URL)', { only: 'command', arg: 'NAME' }],

@@ -8,6 +8,20 @@ interface Output {
   description: string;
   value?: (report: Report) => unknown; // none: only the action's publishing knows it (the summary, the comment)
   text?: (value: unknown) => string; // where `String` would not do
+  /** A secret the runner masks: written as is (not redacted), and never in the command's `--json`. */
+  secret?: (report: Report) => string | undefined;
+}
+
+/** An id the request's answer holds at `key` (`branch.id`), or in the first item of `list` (`endpoints[0].id`). */
+function answerId(report: Report, key: string, list: string): string | undefined {
+  const answer = report.request?.response;
+  if (!answer || typeof answer !== 'object') return undefined;
+  const fields = new Map(Object.entries(answer));
+  const items = fields.get(list);
+  const first: unknown = fields.get(key) ?? (Array.isArray(items) ? items[0] : undefined);
+  const id =
+    first && typeof first === 'object' ? new Map(Object.entries(first)).get('id') : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
@@ -23,6 +37,12 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '' },
   { name: 'summary', description: 'The job summary as Markdown.' },
   { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
+  { name: 'response', description: 'With request: the JSON of the accepted answer, every password and connection URI replaced by `***`.', value: (r) => r.request?.response },
+  { name: 'request_status', description: 'With request: the HTTP status of the accepted answer; empty when no request was asked or none was accepted.', value: (r) => r.request?.status },
+  { name: 'request_attempts', description: 'With request: how many times it was sent (423, 429 and 503 answers are retried).', value: (r) => r.request?.attempts },
+  { name: 'branch_id', description: 'With request: the id of the branch the answer holds (`branch.id`), else empty.', value: (r) => answerId(r, 'branch', 'branches') },
+  { name: 'endpoint_id', description: 'With request: the id of the first endpoint the answer holds (`endpoint.id` or `endpoints[0].id`), else empty.', value: (r) => answerId(r, 'endpoint', 'endpoints') },
+  { name: 'database_url', description: "With request: the answer's first connection URI, a masked output (a secret; not in the command's --json).", secret: (r) => r.request?.databaseUrl },
   { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => r.database?.ready }
 ];
 

@@ -42,8 +42,13 @@ function setOutputs(report: Report, summary: string, commentUrl: string): void {
   let failed: Error | undefined;
   for (const output of OUTPUTS) {
     try {
-      const text = published[output.name] ?? outputText(output, output.value?.(report));
-      core.setOutput(output.name, redact(text));
+      const secret = output.secret?.(report);
+      // The runner masks a secret output in the log (core.setSecret when the answer came).
+      if (output.secret) core.setOutput(output.name, secret ?? '');
+      else {
+        const text = published[output.name] ?? outputText(output, output.value?.(report));
+        core.setOutput(output.name, redact(text));
+      }
     } catch (error) {
       failed ??= error as Error;
     }

@@ -100,9 +100,11 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
   const timeoutMs = Math.min(parseDuration(values.timeout!) ?? parseDuration(longest!)!, max!);
   const file = async (name: string, path = values[name]!) =>
     path && readInput(name, path, { signal, timeoutMs, stdin });
-  const ops = values.operations as string;
+  const fromFile = (name: string, text = values[name] ?? '') =>
+    /^[-@]/.test(text) ? file(name, text.slice(1) || '-') : text;
   Object.assign(values, {
-    operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
+    operations: await fromFile('operations'),
+    body: await fromFile('body'),
     wait: String(!flags['no-wait']),
     database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.

@@ -1,7 +1,9 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
-import { redact } from '../util/redact.js';
+import { redact, registerSecret } from '../util/redact.js';
+import { secretsOf } from '../database/url.js';
+import { firstConnectionUri, responseSecrets } from './secrets.js';
 import { oneLine } from '../util/text.js';
 import { createTransport, type RequestMethod, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
@@ -31,6 +33,8 @@ interface ClientOptions extends RetryPolicyOptions {
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
   onRequest?: (path: string) => void;
+  /** Asks the log's viewer to hide a secret an answer holds (`core.setSecret` in the action). */
+  mask?: (secret: string) => void;
 }
 
 /** One answer to a `request` input's request: its status, its JSON (redacted), what an error said. */
@@ -40,6 +44,8 @@ export interface SentAnswer {
   /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
   said: string;
   retryAfterMs?: number;
+  /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
+  connectionUri?: string;
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
@@ -133,19 +139,28 @@ export class NeonClient {
         const late = `no answer within ${formatDuration(Math.min(timeoutMs, this.requestTimeoutMs))}`;
         throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
       });
-    const text = redact(response.text);
-    let parsed: Body | undefined;
+    let raw: unknown;
     try {
-      parsed = Object(JSON.parse(text));
+      raw = JSON.parse(response.text);
     } catch {
       // Not JSON: `said` tells so.
     }
+    // Masked before anything reads the answer: every later text is redacted of them.
+    for (const secret of responseSecrets(raw)) {
+      for (const part of [secret, ...secretsOf(secret)]) {
+        registerSecret(part);
+        if (part.trim()) this.options.mask?.(part.trim());
+      }
+    }
+    const text = redact(response.text);
+    const parsed: Body | undefined = raw === undefined ? undefined : Object(JSON.parse(text));
     const header = [response.headers['retry-after']].flat()[0];
     return {
       status: response.status,
       body: parsed,
       said: describeHttpError(response.status, parsed, text),
-      retryAfterMs: retryAfter(header, this.clock.now())
+      retryAfterMs: retryAfter(header, this.clock.now()),
+      connectionUri: firstConnectionUri(raw)
     };
   }
 

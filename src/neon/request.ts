@@ -7,6 +7,7 @@ import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { Operation } from './operation.js';
 import { LAST_TRY_LEAD_MS, RetryPolicy } from './retry.js';
+import { withoutSecrets } from './secrets.js';
 
 /** The request of the `request` input: its path is filled in and relative to the API base. */
 export interface ApiRequest {
@@ -27,8 +28,10 @@ export interface RequestOutcome {
   lockedMs: number;
   /** The operations that held the lock, as the log names them. */
   holders: string[];
-  /** The accepted answer's JSON, secrets already redacted by the client. */
-  response?: Record<string, unknown>;
+  /** The accepted answer's JSON, every secret field `***` (the `response` output). */
+  response?: unknown;
+  /** The answer's first connection URI: for the masked `database_url` output and `database_url: response`. */
+  databaseUrl?: string;
 }
 
 export interface RequestDeps {
@@ -86,7 +89,8 @@ export async function sendRequest(
     const { status, said } = answer;
     if (status >= 200 && status < 300) {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
-      return { ...outcome, status, response: answer.body };
+      const response = withoutSecrets(answer.body);
+      return { ...outcome, status, response, databaseUrl: answer.connectionUri };
     }
     lastError = said;
     if (status === 423) {

@@ -102,8 +102,11 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 }
 
 /** The operations an answer started (its `operations` array), as the API described them. */
-function operationsOf(response: Record<string, unknown> | undefined): Operation[] {
-  const list = response?.operations;
+function operationsOf(response: unknown): Operation[] {
+  const list =
+    response && typeof response === 'object' && 'operations' in response
+      ? response.operations
+      : undefined;
   return Array.isArray(list) ? list.filter(isOperation).map(normalizeOperation) : [];
 }
 
