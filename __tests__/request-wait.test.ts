@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { lock } from '../simulator/scenario.js';
+import { resultFields } from '../src/outputs.js';
+import { buildReport } from '../src/report/model.js';
+import { renderSummary } from '../src/report/summary.js';
 import { InProcess } from './helpers/in-process.js';
 import { PROJECT } from './helpers/sim.js';
 
@@ -36,6 +39,14 @@ describe('request: send, ride out 423, wait for what it started', () => {
     expect(run.sim.branches(PROJECT)).toHaveLength(2);
     expect(result.operations.length).toBeGreaterThan(0);
     expect(log.some((l) => /locked by apply_config/.test(l))).toBe(true);
+    // The report says why too: the summary's line and the command's JSON.
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    expect(renderSummary(report)).toMatch(
+      /Request <code>POST \/projects\/.*\/branches<\/code>: HTTP 201 after \d attempts · locked \d+(\.\d)?s by apply&#95;config .* since /
+    );
+    expect(resultFields(report).request_lock).toMatchObject({
+      held_by: [expect.stringMatching(/^apply_config /)]
+    });
     // The answer's passwords and URIs: `***` in the response, nowhere in the log.
     const uri = result.request?.databaseUrl ?? '';
     expect(uri).toMatch(/^postgres(ql)?:\/\//);

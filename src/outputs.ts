@@ -40,6 +40,7 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'response', description: 'With request: the JSON of the accepted answer, every password and connection URI replaced by `***`.', value: (r) => r.request?.response },
   { name: 'request_status', description: 'With request: the HTTP status of the accepted answer; empty when no request was asked or none was accepted.', value: (r) => r.request?.status },
   { name: 'request_attempts', description: 'With request: how many times it was sent (423, 429 and 503 answers are retried).', value: (r) => r.request?.attempts },
+  { name: 'request_lock', description: 'With request: `{"locked_seconds", "held_by"}` when 423 Locked answered (the operations that held the project), else empty.', value: (r) => (r.request?.holders.length ? { locked_seconds: Number((r.request.lockedMs / 1000).toFixed(1)), held_by: r.request.holders } : undefined) },
   { name: 'branch_id', description: 'With request: the id of the branch the answer holds (`branch.id`), else empty.', value: (r) => answerId(r, 'branch', 'branches') },
   { name: 'endpoint_id', description: 'With request: the id of the first endpoint the answer holds (`endpoint.id` or `endpoints[0].id`), else empty.', value: (r) => answerId(r, 'endpoint', 'endpoints') },
   { name: 'database_url', description: "With request: the answer's first connection URI, a masked output (a secret; not in the command's --json).", secret: (r) => r.request?.databaseUrl },
