@@ -58,6 +58,15 @@ describe('request: send, ride out 423, wait for what it started', () => {
     expect(log.join('\n')).not.toContain(password);
   });
 
+  it('10 jobs create a branch each in one project at once: each created once, a bounded pace', async () => {
+    run = await InProcess.start([]);
+    const waited = await run.waitAll(Array.from({ length: 10 }, () => CREATE));
+    expect(waited.map((w) => w.result.status)).toEqual(Array(10).fill('finished'));
+    expect(run.sim.branches(PROJECT)).toHaveLength(11);
+    const minutes = Math.max(1, run.sim.now() / 60_000);
+    expect(run.sim.requests.length / minutes).toBeLessThanOrEqual(700);
+  });
+
   it('a lock that never ends: timeout at the deadline naming the holder, at most 30 requests', async () => {
     run = await InProcess.start([lock(PROJECT, -1000, Infinity)]);
     const { result, requests } = await run.wait({ ...CREATE, timeout: '1m' });

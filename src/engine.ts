@@ -71,7 +71,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
       apiKey: settings.apiKey,
       signal: deps.signal,
       mask: deps.mask,
-      onRequest: (path) => deps.log.debug(`GET ${path}`),
+      onRequest: (method, path) => deps.log.debug(`${method} ${path}`),
       onRetry: (e) =>
         deps.log.info(
           `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`

@@ -32,7 +32,7 @@ interface ClientOptions extends RetryPolicyOptions {
   clock?: Clock;
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
-  onRequest?: (path: string) => void;
+  onRequest?: (method: string, path: string) => void;
   /** Asks the log's viewer to hide a secret an answer holds (`core.setSecret` in the action). */
   mask?: (secret: string) => void;
 }
@@ -131,7 +131,7 @@ export class NeonClient {
     const headers =
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     this.requests++;
-    this.options.onRequest?.(path);
+    this.options.onRequest?.(method, path);
     const response = await this.transport
       .send(method, url, headers, body, signal)
       .catch((error: unknown) => {
@@ -213,7 +213,7 @@ export class NeonClient {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
-    this.options.onRequest?.(path);
+    this.options.onRequest?.('GET', path);
     const response = await this.transport.get(url, this.headers, signal).catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();
       // Cut short by the deadline rather than by the per-request limit: say which.
