@@ -72,6 +72,10 @@ describe('request: send, ride out 423, wait for what it started', () => {
     const { result, requests } = await run.wait({ ...CREATE, timeout: '1m' });
     expect(result.status).toBe('timeout');
     expect(result.failure).toMatch(/locked by apply_config/);
+    // What happened to the request is reported although none was accepted.
+    expect(result.request).toMatchObject({ holders: [expect.any(String)] });
+    expect(result.request?.status).toBeUndefined();
+    expect(result.request?.attempts).toBeGreaterThan(0);
     expect(requests).toBeLessThanOrEqual(30);
   });
 
@@ -81,6 +85,8 @@ describe('request: send, ride out 423, wait for what it started', () => {
     const before = run.sim.branches(PROJECT).length;
     const { result } = await run.wait(CREATE);
     expect(result.status).toBe('unconfirmed');
+    expect(result.request).toMatchObject({ attempts: 1 });
+    expect(result.request?.status).toBeUndefined();
     expect(result.failure).toMatch(/may have been applied, so it is not sent again/);
     expect(posts(run.sim)).toHaveLength(1);
     expect(run.sim.branches(PROJECT)).toHaveLength(before + 1);

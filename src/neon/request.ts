@@ -41,6 +41,8 @@ export interface RequestDeps {
   random?: () => number;
   signal?: AbortSignal;
   log: (line: string) => void;
+  /** Told of each attempt, so that what happened is known however the request ends (a deadline, no answer). */
+  onProgress?: (outcome: RequestOutcome) => void;
 }
 
 /** Pace while operations hold the lock: a look at the list every 1 s, slower as the lock ages (to 5 s). */
@@ -76,6 +78,7 @@ export async function sendRequest(
     if (lockedSince !== undefined) outcome.lockedMs = now - lockedSince;
     if (deadline - now < LAST_TRY_LEAD_MS) throw deadlineError(outcome, lastError);
     outcome.attempts++;
+    deps.onProgress?.(outcome);
     let answer;
     try {
       answer = await client.sendOnce(request.method, request.path, request.body, deadline - now);

@@ -70,14 +70,9 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     const log = (line: string) => deps.log.info(line);
     const { client, random, signal } = deps;
-    outcome = await sendRequest(request, deadline, {
-      client,
-      projectId,
-      clock,
-      random,
-      signal,
-      log
-    });
+    const onProgress = (seen: RequestOutcome) => (outcome = seen);
+    const sending = { client, projectId, clock, random, signal, log, onProgress };
+    outcome = await sendRequest(request, deadline, sending);
     const given = operationsOf(outcome.response);
     deps.log.info(
       `${request.method} ${request.path}: HTTP ${outcome.status} after ${outcome.attempts} attempt(s); ` +
