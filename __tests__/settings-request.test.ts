@@ -22,6 +22,18 @@ function inputErrorOf(values: Record<string, string>): InputError {
 }
 
 describe('request and body', () => {
+  it("database_url 'response' needs a request; with one, the URL comes from the answer", () => {
+    expect(inputErrorOf({ database_url: 'response' }).message).toBe(
+      "Input 'database_url' is 'response', which needs input 'request'."
+    );
+    const settings = settingsOf({
+      project_id: PROJECT,
+      request: 'POST /projects/{project_id}/branches',
+      database_url: 'response'
+    });
+    expect(settings).toMatchObject({ databaseFromResponse: true, databaseUrl: undefined });
+  });
+
   it('fills {project_id} and {branch_id} from the inputs, the method in upper case, the body as written', () => {
     const settings = settingsOf({
       project_id: PROJECT,
