@@ -147,6 +147,7 @@ describe('NeonClient', () => {
         if (answers-- > 0) return { status: 503, headers: {}, text: '' };
         throw refused;
       },
+      send: async () => Promise.reject(refused),
       close: async () => undefined
     };
     const clock = new SimulatedClock(Date.now());
@@ -179,14 +180,10 @@ describe('NeonClient', () => {
   });
 
   it('gives up on a host that never answered even when its clock reads 0 at the first request', async () => {
-    const transport = {
-      get: async () => {
-        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
-          code: 'ECONNREFUSED'
-        });
-      },
-      close: async () => undefined
+    const refuse = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     };
+    const transport = { get: refuse, send: refuse, close: async () => undefined };
     const clock = new SimulatedClock(0);
     const error = await new NeonClient({ baseUrl: sim.url, apiKey: 'k', transport, clock })
       .getOperation(PROJECT, op.id, 600_000)

@@ -158,6 +158,7 @@ describe('ids from the API', () => {
     // The API's answer as given, through an injected transport.
     const answer = (op: Record<string, unknown>): Transport => ({
       get: async () => ({ status: 200, headers: {}, text: JSON.stringify({ operation: op }) }),
+      send: async () => ({ status: 500, headers: {}, text: '' }),
       close: async () => undefined
     });
     const fields = { id: randomUUID(), action: 'create_branch', status: 'finished' };

@@ -80,7 +80,18 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
 
   it("documents every field of --json, in its order: the outputs' rows and the command's own", () => {
     const database = { ready: true, target: '127.0.0.1:5432/app', attempts: 1 };
-    const fields = Object.keys(JSON.parse(resultText(makeReport({ database }), true)) as object);
+    // A request that met a lock and created a branch with a compute: every field has a value.
+    const request = {
+      method: 'POST' as const,
+      path: '/projects/p/branches',
+      status: 201,
+      attempts: 2,
+      lockedMs: 3000,
+      holders: ['apply_config 1f2e…'],
+      response: { branch: { id: 'br-a-1' }, endpoints: [{ id: 'ep-a-1' }] }
+    };
+    const report = makeReport({ database, request });
+    const fields = Object.keys(JSON.parse(resultText(report, true)) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);
   });

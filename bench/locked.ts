@@ -126,7 +126,7 @@ export const LOCKED_PROJECT = 'locked-project-1';
 export interface LockedJob {
   ending: Ending | 'still waiting';
   detail?: string;
-  /** Simulated ms when the job's request was accepted (201), if it was. */
+  /** Simulated ms when the API applied the job's request (its branch was created), if it did. */
   acceptedAt?: number;
   /** Simulated ms when the job ended. */
   endedAt?: number;
@@ -183,12 +183,8 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
     const results = await time.run(
       Array.from({ length: options.jobs }, async (_, i): Promise<LockedJob> => {
         await time.clock.sleep(options.startAt ?? 0);
-        let acceptedAt: number | undefined;
-        const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-          const answer = await time.busy(() => send(`${s.url}${path}`, method, body));
-          if (method === 'POST' && answer.status === 201) acceptedAt = time.elapsed();
-          return answer;
-        };
+        const call = (method: string, path: string, body?: unknown): Promise<Answer> =>
+          time.busy(() => send(`${s.url}${path}`, method, body));
         const ended = await peer.send({
           projectId: LOCKED_PROJECT,
           body: { branch: { name: `job-${i}` } },
@@ -198,14 +194,19 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
           apiKey: DEFAULT_KEY,
           random
         });
-        return { ...ended, acceptedAt, endedAt: time.elapsed() };
+        return { ...ended, endedAt: time.elapsed() };
       }),
       options.limitMs
     );
     const made = s.branches(LOCKED_PROJECT).slice(before);
+    const createdAt = (i: number): number | undefined =>
+      made.find((branch) => branch.name === `job-${i}`)?.created;
     const answered = s.requests.filter((r) => r.status > 0 && r.status !== 429).map((r) => r.at);
     return {
-      jobs: results.map((job) => job ?? { ending: 'still waiting' }),
+      jobs: results.map((job, i) => ({
+        ...(job ?? { ending: 'still waiting' }),
+        acceptedAt: createdAt(i)
+      })),
       requests: s.requests.length,
       posts: s.requests.filter((r) => r.method === 'POST').length,
       locked: s.requests.filter((r) => r.method === 'POST' && r.status === 423).length,

@@ -85,6 +85,8 @@ export class VirtualTime {
   transport(inner: Transport): Transport {
     return {
       get: (url, headers, signal) => this.busy(() => inner.get(url, headers, signal)),
+      send: (method, url, headers, body, signal) =>
+        this.busy(() => inner.send(method, url, headers, body, signal)),
       close: () => inner.close()
     };
   }

@@ -1,4 +1,4 @@
-import type { DatabaseTarget } from './database/url.js';
+import { type DatabaseTarget, parseDatabaseUrl } from './database/url.js';
 import { checkDatabase } from './wait/database.js';
 import { checkUrlBranch } from './wait/url-branch.js';
 import { NeonClient } from './neon/client.js';
@@ -24,6 +24,8 @@ export interface EngineSettings extends WaitSettings {
   summaryLimit: number;
   /** The parsed `database_url`, probed with `SELECT 1` once the wait succeeded. */
   databaseUrl?: DatabaseTarget;
+  /** `database_url: response`: check the request's answer's first connection URI instead. */
+  databaseFromResponse?: boolean;
   /** The summary lists the operations created since then (epoch ms), not only the newest. */
   sinceMs?: number;
 }
@@ -33,6 +35,8 @@ export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
   signal: AbortSignal;
   /** How the front end names inputs in messages. */
   named: Naming;
+  /** Asks the log's viewer to hide a secret the request's answer holds (`core.setSecret`). */
+  mask?: (secret: string) => void;
 };
 
 /**
@@ -66,7 +70,8 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
       baseUrl: settings.apiHost,
       apiKey: settings.apiKey,
       signal: deps.signal,
-      onRequest: (path) => deps.log.debug(`GET ${path}`),
+      mask: deps.mask,
+      onRequest: (method, path) => deps.log.debug(`${method} ${path}`),
       onRetry: (e) =>
         deps.log.info(
           `  retrying in ${formatDuration(e.delayMs)} after ${oneLine(e.error)} (attempt ${e.attempt})`
@@ -79,9 +84,11 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
   try {
     const waited = await waitFor(settings, { ...deps, client });
-    const owned = await checkUrlBranch(waited, settings, { ...deps, client });
+    const answered = settings.databaseFromResponse ? waited.request?.databaseUrl : undefined;
+    const checked = answered ? { ...settings, databaseUrl: parseDatabaseUrl(answered) } : settings;
+    const owned = await checkUrlBranch(waited, checked, { ...deps, client });
     // A URL of another branch is refused before any connection.
-    const result = owned.database ? owned : await checkDatabase(owned, settings, deps);
+    const result = owned.database ? owned : await checkDatabase(owned, checked, deps);
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {
       waited: settings.wait,

@@ -1,7 +1,6 @@
 import type { Report } from './report/model.js';
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
-import { STATUS_NAMES } from './wait/status.js';
 
 /** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
 interface Output {
@@ -11,13 +10,27 @@ interface Output {
   text?: (value: unknown) => string; // where `String` would not do
   /** Its `--json` field's type, for docs/cli.md (with `value`). */
   json?: string;
+  /** A secret the runner masks: written as is (not redacted), and never in the command's `--json`. */
+  secret?: (report: Report) => string | undefined;
+}
+
+/** An id the request's answer holds at `key` (`branch.id`), or in the first item of `list` (`endpoints[0].id`). */
+function answerId(report: Report, key: string, list: string): string | undefined {
+  const answer = report.request?.response;
+  if (!answer || typeof answer !== 'object') return undefined;
+  const fields = new Map(Object.entries(answer));
+  const items = fields.get(list);
+  const first: unknown = fields.get(key) ?? (Array.isArray(items) ? items[0] : undefined);
+  const id =
+    first && typeof first === 'object' ? new Map(Object.entries(first)).get('id') : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
 
 // prettier-ignore
 export const OUTPUTS: readonly Output[] = [
-  { name: 'status', description: `The verdict: ${STATUS_NAMES.slice(0, -1).join(', ')} or ${STATUS_NAMES.at(-1)} (several operations: the worst).`, value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
+  { name: 'status', description: 'The verdict: the operations\' status (the worst of several) or the wait\'s own, such as `idle`, `timeout`, `api_error`; all are listed in docs/how-it-decides.md.', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
   { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: (r) => r.timedOut, json: 'boolean' },
   { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => r.operations[0] ?? null, json: 'object (the first awaited operation as last seen), or `null`' },
   { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: (r) => r.operations, json: 'array of objects' },
@@ -26,6 +39,13 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '', json: 'string, `""` when no project was found' },
   { name: 'summary', description: 'The job summary as Markdown.' },
   { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
+  { name: 'response', description: 'With request: the JSON of the accepted answer, every password and connection URI replaced by `***`.', value: (r) => r.request?.response , json: 'object (the accepted answer, secrets replaced by `***`), only with a request' },
+  { name: 'request_status', description: 'With request: the HTTP status of the accepted answer; empty when no request was asked or none was accepted.', value: (r) => r.request?.status , json: 'number, only with a request that was accepted' },
+  { name: 'request_attempts', description: 'With request: how many times it was sent (423, 429 and 503 answers are retried).', value: (r) => r.request?.attempts , json: 'number, only with a request' },
+  { name: 'request_lock', description: 'With request: `{"locked_seconds", "held_by"}` when 423 Locked answered (the operations that held the project), else empty.', value: (r) => (r.request?.holders.length ? { locked_seconds: Number((r.request.lockedMs / 1000).toFixed(1)), held_by: r.request.holders } : undefined) , json: 'object `{locked_seconds, held_by}`, only when 423 Locked answered' },
+  { name: 'branch_id', description: 'With request: the id of the branch the answer holds (`branch.id`), else empty.', value: (r) => answerId(r, 'branch', 'branches') , json: 'string, only when the answer holds a branch' },
+  { name: 'endpoint_id', description: 'With request: the id of the first endpoint the answer holds (`endpoint.id` or `endpoints[0].id`), else empty.', value: (r) => answerId(r, 'endpoint', 'endpoints') , json: 'string, only when the answer holds an endpoint' },
+  { name: 'database_url', description: "With request: the answer's first connection URI, a masked output (a secret; not in the command's --json).", secret: (r) => r.request?.databaseUrl },
   { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => r.database?.ready, json: 'boolean, only with a database URL' }
 ];
 

@@ -23,7 +23,13 @@ export async function runAction(
   signal: AbortSignal,
   post?: { settings: Partial<EngineSettings>; report: (seen: Report) => Report }
 ): Promise<Report> {
-  const deps = { log, signal, onJobMark: state.saveJobMark, named: actionNaming };
+  const deps = {
+    log,
+    signal,
+    onJobMark: state.saveJobMark,
+    named: actionNaming,
+    mask: core.setSecret
+  };
   const { report, settings } = await runStep(
     () => ({ ...readSettings(input, core.setSecret), ...post?.settings }),
     actionNaming,

@@ -41,9 +41,14 @@ function setOutputs(report: Report, summary: string, commentUrl: string): void {
   let failed: Error | undefined;
   for (const output of OUTPUTS) {
     try {
-      // Redacted value by value (outputText, the summary's escaping), never as a rendered document.
-      const text = published[output.name] ?? outputText(output, output.value?.(report));
-      core.setOutput(output.name, text);
+      const secret = output.secret?.(report);
+      // The runner masks a secret output in the log (core.setSecret when the answer came).
+      if (output.secret) core.setOutput(output.name, secret ?? '');
+      else {
+        // Redacted value by value (outputText, the summary's escaping), never as a rendered document.
+        const text = published[output.name] ?? outputText(output, output.value?.(report));
+        core.setOutput(output.name, text);
+      }
     } catch (error) {
       failed ??= error as Error;
     }

@@ -53,6 +53,7 @@ export const HELP = [
   '       report file not written',
   '  3    API error: key refused, project not found, or at the deadline the API',
   '       failing since the first half of the wait',
+  '  4    --request got no answer: it may have been applied; it was not sent again',
   '  124  the deadline passed before the operations (or the database) were ready',
   '  130  interrupted (SIGINT, SIGTERM); the result and report files are written',
   ''
@@ -111,7 +112,8 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
   const file = async (name: string, path = values[name]!) =>
     path && readInput(name, path, { signal, timeoutMs, stdin });
   Object.assign(values, {
-    operations: await operationsOf(values.operations!, file),
+    operations: await jsonArgument('operations', values.operations ?? '', file),
+    body: await jsonArgument('body', values.body ?? '', file),
     wait: String(!flags['no-wait']),
     database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
     // The recent operations are fetched only for a report that shows them.
@@ -121,24 +123,29 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
 }
 
 /**
- * `--operations`: a response as text, or read from `@PATH`, and from stdin for `-` or `@-` only. An
- * empty name (`"@$UNSET"`) is an input error before anything is read, never stdin.
+ * `--operations` and `--body`: JSON as text, or read from `@PATH`, and from stdin for `-` or `@-`
+ * only. An empty name (`"@$UNSET"`) is an input error before anything is read, never stdin.
  */
-async function operationsOf(value: string, file: (name: string, path: string) => Promise<string>) {
-  if (value === '-') return file('operations', '-');
+async function jsonArgument(
+  name: InputName,
+  value: string,
+  file: (name: string, path: string) => Promise<string>
+) {
+  if (value === '-') return file(name, '-');
   if (!value.startsWith('@')) return value;
   const path = value.slice(1);
   if (!path)
-    throw new InputError('operations', (named) => {
-      const flag = named('operations');
+    throw new InputError(name, (named) => {
+      const flag = named(name);
       return `${flag} @ names no file: give ${flag} @PATH, or - for stdin.`;
     });
-  return file('operations', path);
+  return file(name, path);
 }
 
 const CODES: Record<string, number> = {
   [WAIT_STATUS.inputError]: 2,
   [WAIT_STATUS.apiError]: 3,
+  [WAIT_STATUS.unconfirmed]: 4,
   [WAIT_STATUS.aborted]: 130
 };
 

@@ -1,9 +1,11 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
-import { redact } from '../util/redact.js';
+import { redact, registerSecret } from '../util/redact.js';
+import { secretsOf } from '../database/url.js';
+import { firstConnectionUri, responseSecrets } from './secrets.js';
 import { oneLine } from '../util/text.js';
-import { createTransport, type Transport } from './http.js';
+import { createTransport, type RequestMethod, type Transport } from './http.js';
 import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
 import { ServiceClock } from './service-clock.js';
 import {
@@ -31,7 +33,20 @@ interface ClientOptions extends RetryPolicyOptions {
   clock?: Clock;
   signal?: AbortSignal;
   onRetry?: (event: RetryEvent) => void;
-  onRequest?: (path: string) => void;
+  onRequest?: (method: string, path: string) => void;
+  /** Asks the log's viewer to hide a secret an answer holds (`core.setSecret` in the action). */
+  mask?: (secret: string) => void;
+}
+
+/** One answer to a `request` input's request: its status, its JSON (redacted), what an error said. */
+export interface SentAnswer {
+  status: number;
+  body?: Record<string, unknown>;
+  /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
+  said: string;
+  retryAfterMs?: number;
+  /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
+  connectionUri?: string;
 }
 
 export type OperationsPage = { operations: Operation[]; cursor?: string };
@@ -108,6 +123,56 @@ export class NeonClient {
     );
   }
 
+  /**
+   * Sends one request of the `request` input, once: the caller decides on retries (`request.ts`).
+   * Rejects with a `TransientError` without a status when no answer came (the request may have been
+   * applied). The body of the answer is parsed from its redacted text.
+   */
+  async sendOnce(
+    method: RequestMethod,
+    path: string,
+    body: string | undefined,
+    timeoutMs: number
+  ): Promise<SentAnswer> {
+    const url = `${this.options.baseUrl}${path}`;
+    const timeout = AbortSignal.timeout(Math.min(timeoutMs, this.requestTimeoutMs));
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
+    const headers =
+      body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+    this.requests++;
+    this.options.onRequest?.(method, path);
+    const response = await this.transport
+      .send(method, url, headers, body, signal)
+      .catch((error: unknown) => {
+        if (this.options.signal?.aborted) throw new CancelledError();
+        const late = `no answer within ${formatDuration(Math.min(timeoutMs, this.requestTimeoutMs))}`;
+        throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
+      });
+    let raw: unknown;
+    try {
+      raw = JSON.parse(response.text);
+    } catch {
+      // Not JSON: `said` tells so.
+    }
+    // Masked before anything reads the answer: every later text is redacted of them.
+    for (const secret of responseSecrets(raw)) {
+      for (const part of [secret, ...secretsOf(secret)]) {
+        registerSecret(part);
+        if (part.trim()) this.options.mask?.(part.trim());
+      }
+    }
+    const text = redact(response.text);
+    const parsed: Body | undefined = raw === undefined ? undefined : Object(JSON.parse(text));
+    const header = [response.headers['retry-after']].flat()[0];
+    return {
+      status: response.status,
+      body: parsed,
+      said: describeHttpError(response.status, parsed, text),
+      retryAfterMs: retryAfter(header, this.clock.now()),
+      connectionUri: firstConnectionUri(raw)
+    };
+  }
+
   /** Lets the process exit: closes kept-alive connections of a transport it made (a given one may serve others). */
   async close(): Promise<void> {
     if (!this.options.transport) await this.transport.close();
@@ -162,7 +227,7 @@ export class NeonClient {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     this.requests++;
-    this.options.onRequest?.(path);
+    this.options.onRequest?.('GET', path);
     const sentAt = this.clock.now();
     const response = await this.transport.get(url, this.headers, signal).catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();

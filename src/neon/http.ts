@@ -1,10 +1,21 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 
+/** The methods a `request` input may use (the API's, as its OpenAPI document lists them). */
+export const REQUEST_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+export type RequestMethod = (typeof REQUEST_METHODS)[number];
+
 type Answer = { status: number; headers: Dispatcher.ResponseData['headers']; text: string };
 
-/** One GET. Never follows redirects; rejects on network errors and when the signal aborts. */
+/** One GET, or one request with a method and a body. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
   get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Answer>;
+  send(
+    method: RequestMethod,
+    url: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal
+  ): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -47,13 +58,15 @@ export function createTransport({
   const proxy = proxied ? proxyAgent(options, env) : undefined;
   const dispatcherFor = (url: string): Dispatcher =>
     proxy && !isLoopbackHost(new URL(url).hostname) ? proxy : direct;
+  const send: Transport['send'] = async (method, url, headers, body, signal) => {
+    const dispatcher = dispatcherFor(url);
+    const response = await request(url, { method, headers, body, signal, dispatcher });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text };
+  };
   return {
-    async get(url, headers, signal) {
-      const dispatcher = dispatcherFor(url);
-      const response = await request(url, { method: 'GET', headers, signal, dispatcher });
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
-    },
+    get: (url, headers, signal) => send('GET', url, headers, undefined, signal),
+    send,
     close: async () => void (await Promise.all([direct.close(), proxy?.close()]))
   };
 }

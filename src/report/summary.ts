@@ -5,6 +5,7 @@ import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
+import type { RequestOutcome } from '../neon/request.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus, shownAs, statusLabel, statusMarker } from '../wait/status.js';
 import type { MainEnding, Report } from './model.js';
@@ -112,8 +113,18 @@ function top(report: Report, view: View, shape: Shape): string[] {
   if (failing.length > 0) lines.push(...failing, '');
   const { none } = modeWords(report.kind);
   if (none && view.awaited.length === 0 && !report.failure) lines.push(none, '');
+  if (report.request) lines.push(requestLine(report.request), '');
   if (report.database) lines.push(databaseLine(report.database), '');
   return lines;
+}
+
+/** `Request POST /projects/p/branches: HTTP 201 after 3 attempts · locked 6.2s by apply_config 1f2e… on br-main since 12:00:01`. */
+function requestLine(request: RequestOutcome): string {
+  const answer = request.status === undefined ? 'not accepted' : `HTTP ${request.status}`;
+  const said = `Request ${code(`${request.method} ${request.path}`)}: ${answer} after ${count(request.attempts, 'attempt')}`;
+  if (request.holders.length === 0) return said;
+  const by = escapeText(request.holders.join(', '));
+  return `${said} · locked ${formatDuration(request.lockedMs)} by ${by}`;
 }
 
 /** `Main step: ❌ error · why`: the post step's report shows the whole job. */

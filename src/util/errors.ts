@@ -77,3 +77,11 @@ export class CancelledError extends Error {
 export class AttemptTimeoutError extends Error {
   override name = 'AttemptTimeoutError';
 }
+
+/**
+ * No answer came to a POST, PATCH, PUT or DELETE: it may have been applied, so it is never sent
+ * again (the OpenAPI document: such requests "are not safe to retry" after a network error).
+ */
+export class UnconfirmedError extends Error {
+  override name = 'UnconfirmedError';
+}

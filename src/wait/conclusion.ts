@@ -5,7 +5,8 @@ import {
   CancelledError,
   DeadlineError,
   InputError,
-  type Naming
+  type Naming,
+  UnconfirmedError
 } from '../util/errors.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
@@ -48,6 +49,7 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
     );
   if (error instanceof DeadlineError) return deadlineEnding(ctx, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
+  if (error instanceof UnconfirmedError) return final(WAIT_STATUS.unconfirmed, error.message);
   // The post step of `watch_job` (whose first request may be the 404): the main step saw the project.
   if (gone && ctx.settings.jobMark)
     return final(

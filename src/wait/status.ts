@@ -9,7 +9,9 @@ export const WAIT_STATUS = {
   /** `watch_job` without operation ids: the main step returned at once; the post step waits. */
   watching: 'watching',
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
-  databaseError: 'database_error'
+  databaseError: 'database_error',
+  /** The `request` got no answer: it may have been applied, and was not sent again. */
+  unconfirmed: 'unconfirmed'
 } as const;
 type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
 
@@ -67,7 +69,8 @@ const ROWS = {
   aborted: { of: 'wait', verdict: 'failure', rank: 55, marker: '🛑', label: 'interrupted' },
   api_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'API error' },
   input_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'input error' },
-  database_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'database error' }
+  database_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'database error' },
+  unconfirmed: { of: 'wait', verdict: 'failure', rank: 55, marker: '❓', label: 'request unconfirmed' }
 } satisfies Record<ApiStatus | WaitStatus, StatusRow>;
 
 // A Map, not the object: an API status such as `__proto__` must find nothing.

@@ -1,4 +1,5 @@
 import type { Operation } from '../neon/operation.js';
+import type { ApiRequest } from '../neon/request.js';
 import type { JobMark } from './job-mark.js';
 import type { FailurePolicy } from './status.js';
 
@@ -19,6 +20,8 @@ export interface WaitSettings {
   policy: FailurePolicy;
   /** Mark where the project's operations stand now, for the post step of `watch_job`. */
   watchJob?: boolean;
+  /** Sent first (`request`, `body`); the operations of its answer are then awaited as `givenOperations`. */
+  request?: ApiRequest;
   /** Watch what the job started after this point (the post step of `watch_job`). */
   jobMark?: JobMark;
 }

@@ -16,6 +16,8 @@ import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderBudget, Pace, pollDelay } from './schedule.js';
 import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
+import { isOperation, normalizeOperation } from '../neon/operation.js';
+import { type RequestOutcome, sendRequest } from '../neon/request.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult extends Ending {
@@ -35,6 +37,8 @@ export interface WaitResult extends Ending {
   checks: number;
   /** The database check after the wait, when `database_url` was given. */
   database?: DatabaseCheck;
+  /** What happened to the `request`, when one was asked. */
+  request?: RequestOutcome;
 }
 
 export interface WaitDeps {
@@ -53,8 +57,59 @@ export interface WaitDeps {
   named?: Naming;
 }
 
-/** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
+/**
+ * The `request` first, when asked (its retries count against the same deadline), then the wait for
+ * the operations of its answer, exactly as if they had been given as `operations`.
+ */
 export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
+  const { request } = settings;
+  if (!request) return waitOn(settings, deps);
+  const clock = deps.clock ?? systemClock;
+  const startedAt = clock.now();
+  const deadline = startedAt + settings.timeoutMs;
+  let outcome: RequestOutcome | undefined;
+  try {
+    const projectId = await resolveProjectId(deps.client, settings, deadline);
+    const log = (line: string) => deps.log.info(line);
+    const { client, random, signal } = deps;
+    const onProgress = (seen: RequestOutcome) => (outcome = seen);
+    const sending = { client, projectId, clock, random, signal, log, onProgress };
+    outcome = await sendRequest(request, deadline, sending);
+    const given = operationsOf(outcome.response);
+    deps.log.info(
+      `${request.method} ${request.path}: HTTP ${outcome.status} after ${outcome.attempts} attempt(s); ` +
+        `${given.length} operation(s) started.`
+    );
+    const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
+    const rest = { timeoutMs: Math.max(0, deadline - clock.now()), operationIds: ids };
+    const waited = await waitOn({ ...settings, ...rest, projectId, givenOperations: given }, deps);
+    return { ...waited, startedAt, request: outcome };
+  } catch (error) {
+    const context = { settings, startedAt, signal: deps.signal, checksDone: 0, named: deps.named };
+    const seen = { operations: [], startedAt, finishedAt: clock.now(), checks: 0 };
+    const ending = { timedOut: false, apiUnusable: false, ...endingOf(error, context) };
+    return {
+      kind: kindFor(settings),
+      projectId: settings.projectId,
+      policy: settings.policy,
+      ...seen,
+      ...ending,
+      request: outcome
+    };
+  }
+}
+
+/** The operations an answer started (its `operations` array), as the API described them. */
+function operationsOf(response: unknown): Operation[] {
+  const list =
+    response && typeof response === 'object' && 'operations' in response
+      ? response.operations
+      : undefined;
+  return Array.isArray(list) ? list.filter(isOperation).map(normalizeOperation) : [];
+}
+
+/** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
+async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
   const { client, log, signal, clock = systemClock } = deps;
   const { policy, intervalMs, givenOperations: given } = settings;
   const startedAt = clock.now();

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { NeonClient } from '../src/neon/client.js';
+import type { RequestMethod, Transport } from '../src/neon/http.js';
+import { sendRequest } from '../src/neon/request.js';
+import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
+import { SimulatedClock } from '../simulator/simulated-wait.js';
+
+const PROJECT = 'spring-example-302709';
+const EPOCH = Date.UTC(2026, 0, 1, 12, 0, 0);
+const HOLDER = randomUUID();
+
+/**
+ * A project whose lock (an apply_config on br-main) holds until `lockedUntil` ms of simulated time;
+ * each mutation answers by `answer` (a status, or a thrown network error), or 201 once free.
+ */
+function project(clock: SimulatedClock, lockedUntil: number, answer?: () => number) {
+  const sent: Array<{ method: string; at: number }> = [];
+  let lists = 0;
+  const reply = (status: number, body: unknown) => ({
+    status,
+    headers: {},
+    text: JSON.stringify(body)
+  });
+  const locked = () => clock.elapsed < lockedUntil;
+  const transport: Transport = {
+    get: async () => {
+      lists++;
+      const status = locked() ? 'running' : 'finished';
+      const created_at = new Date(EPOCH + 1000).toISOString();
+      const op = {
+        id: HOLDER,
+        project_id: PROJECT,
+        branch_id: 'br-main',
+        action: 'apply_config',
+        status,
+        created_at
+      };
+      return reply(200, { operations: [op] });
+    },
+    send: async (method: RequestMethod) => {
+      sent.push({ method, at: clock.elapsed });
+      const status = answer?.() ?? (locked() ? 423 : 201);
+      if (status === 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      if (status === 423)
+        return reply(423, {
+          code: 'LOCKED',
+          message:
+            'project already has running conflicting operations, scheduling of new ones is prohibited'
+        });
+      if (status >= 300) return reply(status, { message: `refused with ${status}` });
+      return reply(201, { branch: { id: 'br-new' }, operations: [] });
+    },
+    close: async () => undefined
+  };
+  const client = new NeonClient({
+    baseUrl: 'http://127.0.0.1:9/api/v2',
+    apiKey: 'k',
+    transport,
+    clock
+  });
+  const log: string[] = [];
+  const send = (method: RequestMethod, timeoutMs = 60_000) =>
+    sendRequest(
+      { method, path: `/projects/${PROJECT}/branches`, body: '{"branch":{"name":"secret-name"}}' },
+      clock.now() + timeoutMs,
+      { client, projectId: PROJECT, clock, random: () => 0.5, log: (l) => log.push(l) }
+    );
+  return { send, sent, log, lists: () => lists };
+}
+
+describe('sendRequest: the retry rules of the OpenAPI document', () => {
+  it('a lock of 6 s: the request goes again within 1 s of its end, at most 4 POSTs meanwhile', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 6000);
+    const outcome = await p.send('POST');
+    expect(outcome.status).toBe(201);
+    const accepted = p.sent.at(-1)?.at ?? 0;
+    expect(accepted).toBeGreaterThanOrEqual(6000);
+    expect(accepted).toBeLessThanOrEqual(7000);
+    expect(p.sent.filter((s) => s.at < 6000).length).toBeLessThanOrEqual(4);
+    expect(outcome.holders).toEqual([
+      `apply_config ${HOLDER.slice(0, 4)}… on br-main since 12:00:01`
+    ]);
+    expect(outcome.lockedMs).toBeGreaterThanOrEqual(6000);
+    expect(p.log[0]).toMatch(
+      /^POST \/projects\/spring-example-302709\/branches: locked by apply_config .* on br-main since 12:00:01 \(attempt 1, locked/
+    );
+  });
+
+  it('a lock that never ends: a deadline error naming the holder, at most 30 requests in a minute', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, Infinity);
+    const error = await p.send('POST').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadlineError);
+    expect((error as Error).message).toMatch(/locked by apply_config .* on br-main since 12:00:01/);
+    expect(p.sent.length + p.lists()).toBeLessThanOrEqual(30);
+    expect(clock.elapsed).toBeGreaterThan(55_000);
+    expect(clock.elapsed).toBeLessThanOrEqual(60_000);
+  });
+
+  it('423 with nothing running in the list: a bounded backoff, not a tight loop', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 0, () => (clock.elapsed < 20_000 ? 423 : 201));
+    const outcome = await p.send('PATCH');
+    expect(outcome.status).toBe(201);
+    expect(p.sent.length).toBeLessThanOrEqual(8);
+    expect(p.log.some((l) => /no operation in progress/.test(l))).toBe(true);
+  });
+
+  it.each([503, 429])('%i is retried for a POST', async (status) => {
+    const clock = new SimulatedClock(EPOCH);
+    let n = 0;
+    const p = project(clock, 0, () => (n++ < 2 ? status : 201));
+    const outcome = await p.send('POST');
+    expect(outcome).toMatchObject({ status: 201, attempts: 3 });
+  });
+
+  it('no answer to a POST: never sent again, an UnconfirmedError saying what to check', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 0, () => 0);
+    const error = await p.send('POST').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnconfirmedError);
+    expect((error as Error).message).toMatch(/may have been applied, so it is not sent again/);
+    expect(p.sent).toHaveLength(1);
+  });
+
+  it('no answer to a GET: sent again', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    let n = 0;
+    const p = project(clock, 0, () => (n++ < 1 ? 0 : 201));
+    expect(await p.send('GET')).toMatchObject({ status: 201, attempts: 2 });
+  });
+
+  it("another error: no retry; the API's message, the method and path, never the body", async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 0, () => 409);
+    const error = await p.send('POST').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as Error).message).toBe(
+      'The request POST /projects/spring-example-302709/branches was refused: HTTP 409: refused with 409.'
+    );
+    expect(p.sent).toHaveLength(1);
+  });
+});
