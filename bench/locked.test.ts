@@ -3,7 +3,13 @@
  * requests and branches, never in time.
  */
 import { describe, expect, it } from '@jest/globals';
-import { createBranchActionPeer, neonctlPeer, runLocked, terraformPeer } from './locked.js';
+import {
+  actionRequestPeer,
+  createBranchActionPeer,
+  neonctlPeer,
+  runLocked,
+  terraformPeer
+} from './locked.js';
 
 const forever: [number, number] = [0, Infinity];
 
@@ -52,5 +58,25 @@ describe('the locked-case peers', () => {
   it('10 jobs at once: the Terraform provider creates all 10 once each', async () => {
     const run = await runLocked({ peer: terraformPeer, jobs: 10, limitMs: 600_000 });
     expect([run.created, run.names]).toEqual([10, 10]);
+  });
+
+  it('this action: one POST after a reset (unconfirmed), and a timeout on an endless lock', async () => {
+    const reset = await runLocked({
+      peer: actionRequestPeer(60_000),
+      jobs: 1,
+      limitMs: 120_000,
+      prepare: (sim) => sim.inject({ kind: 'reset-after-apply' }, { times: 1, method: 'POST' })
+    });
+    expect(reset.jobs[0]?.detail).toMatch(/^unconfirmed: /);
+    expect([reset.posts, reset.created]).toEqual([1, 1]);
+    const stuck = await runLocked({
+      peer: actionRequestPeer(60_000),
+      jobs: 1,
+      lockMs: forever,
+      limitMs: 600_000
+    });
+    expect(stuck.jobs[0]?.ending).toBe('timeout');
+    expect(stuck.jobs[0]?.detail).toContain('locked by apply_config');
+    expect(stuck.requests).toBeLessThanOrEqual(30);
   });
 });

@@ -1,4 +1,7 @@
 import { request } from 'node:http';
+import { NeonClient } from '../src/neon/client.js';
+import { createTransport } from '../src/neon/http.js';
+import { waitFor } from '../src/wait/wait.js';
 import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
@@ -119,7 +122,57 @@ export const createBranchActionPeer: RequestPeer = {
   }
 };
 
-export const REQUEST_PEERS: RequestPeer[] = [neonctlPeer, terraformPeer, createBranchActionPeer];
+/**
+ * This action with `request: POST /projects/{project_id}/branches` and the job's `body`: `waitFor`
+ * sends it (423 retried until the deadline, no resend after no answer), then waits for the
+ * operations of the answer with the default `interval` (5s).
+ */
+export function actionRequestPeer(timeoutMs: number): RequestPeer {
+  return {
+    name: `this action (request, ${timeoutMs / 60_000} min)`,
+    async send(ctx) {
+      const client = new NeonClient({
+        baseUrl: ctx.url,
+        apiKey: ctx.apiKey,
+        clock: ctx.time.clock,
+        random: ctx.random,
+        transport: ctx.time.transport(createTransport())
+      });
+      try {
+        const result = await waitFor(
+          {
+            projectId: ctx.projectId,
+            operationIds: [],
+            givenOperations: [],
+            wait: true,
+            timeoutMs,
+            intervalMs: 5000,
+            failFast: false,
+            request: { method: 'POST', path: branches(ctx), body: JSON.stringify(ctx.body) }
+          },
+          {
+            client,
+            clock: ctx.time.clock,
+            random: ctx.random,
+            log: { info: () => undefined, warning: () => undefined }
+          }
+        );
+        const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
+        if (result.failure) return { ending, detail: `${result.status}: ${result.failure}` };
+        const holders = result.request?.holders ?? [];
+        const held = holders.length ? `; held by ${holders.join(', ')}` : '';
+        return { ending, detail: `${result.request?.attempts ?? 0} attempt(s)${held}` };
+      } finally {
+        await client.close();
+      }
+    }
+  };
+}
+
+/** Every tool, this action with the given timeout (the others have their own). */
+export function requestPeers(actionTimeoutMs: number): RequestPeer[] {
+  return [actionRequestPeer(actionTimeoutMs), neonctlPeer, terraformPeer, createBranchActionPeer];
+}
 
 export const LOCKED_PROJECT = 'locked-project-1';
 
