@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
 import { flagOf, input, type Input, type InputName, INPUTS } from '../inputs.js';
-import { OUTPUTS, resultFields, resultJson } from '../outputs.js';
+import { COMMAND_FIELDS, OUTPUTS, resultFields, resultJson } from '../outputs.js';
 import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
 import { type InputReader, readSettings } from '../settings.js';
@@ -38,7 +38,7 @@ export const HELP = [
   ...FLAGS.map((row) => entry(flagUsage(row), flagText(row))),
   entry(
     '(--json fields)',
-    `${OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])).join(', ')}, exit_code, message, last_api_error`
+    [...OUTPUTS.filter((o) => o.value), ...COMMAND_FIELDS].map((field) => field.name).join(', ')
   ),
   '',
   'Environment:',
