@@ -64,9 +64,18 @@ const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((r) => [flagOf(r), option(r)])
 );
 
-const REPORTS: ReadonlyArray<[InputName, (report: Report) => string]> = [
-  ['summary_file', renderSummary],
-  ['junit', renderJunit]
+/** A report the command writes; the project's recent operations are fetched only for one that shows them. */
+interface Rendering {
+  render: (report: Report) => string;
+  showsRecent: boolean;
+}
+const MARKDOWN: Rendering = { render: renderSummary, showsRecent: true };
+const JUNIT: Rendering = { render: renderJunit, showsRecent: false };
+
+/** The report files, by the input that names each. */
+const REPORTS: ReadonlyArray<[InputName, Rendering]> = [
+  ['summary_file', MARKDOWN],
+  ['junit', JUNIT]
 ];
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
@@ -107,8 +116,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     operations: /^[-@]/.test(ops) ? await file('operations', ops.slice(1) || '-') : ops,
     wait: String(!flags['no-wait']),
     database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
-    // The recent operations are fetched only for a report that shows them.
-    summary: String(Boolean(flags['summary-file']))
+    summary: String(REPORTS.some(([name, { showsRecent }]) => showsRecent && values[name]))
   });
   return (name) => values[name] ?? '';
 }
@@ -213,7 +221,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const writing = io.writing();
   let unwritten = 0;
-  for (const [name, render] of REPORTS) {
+  for (const [name, { render }] of REPORTS) {
     const path = flags[flagOf(input(name))];
     if (typeof path !== 'string') continue;
     const onWait = () => terminal.info(`Waiting for a reader of ${path} (a FIFO)…`);
