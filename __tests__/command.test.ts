@@ -228,6 +228,16 @@ describe('the command, in-process', () => {
     });
   });
 
+  it("--summary-file's report lists the project's other recent operations (fetched for it)", async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    const other = operation(PROJECT, 'suspend_compute', [[0, 'finished']]);
+    sim = await simulate([op, other]);
+    const out = files();
+    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id];
+    expect((await command([...args, '--summary-file', out.summary])).code).toBe(0);
+    expect(readFileSync(out.summary, 'utf8')).toMatch(/Suspend compute/);
+  });
+
   it('exit 0 with --no-wait: one look; JUnit skips what was not awaited', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
     sim = await simulate([op]);

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
 import { createTransport } from '../src/neon/http.js';
 import { waitFor } from '../src/wait/wait.js';
+import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
@@ -147,7 +148,7 @@ export function actionRequestPeer(timeoutMs: number): RequestPeer {
             wait: true,
             timeoutMs,
             intervalMs: 5000,
-            failFast: false,
+            policy: DEFAULT_POLICY,
             request: { method: 'POST', path: branches(ctx), body: JSON.stringify(ctx.body) }
           },
           {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { runEngine, runStep } from '../engine.js';
 import { flagOf, input, type Input, type InputName, INPUTS } from '../inputs.js';
-import { OUTPUTS, resultFields, resultJson } from '../outputs.js';
+import { COMMAND_FIELDS, OUTPUTS, resultFields, resultJson } from '../outputs.js';
 import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
 import { type InputReader, readSettings } from '../settings.js';
@@ -38,7 +38,7 @@ export const HELP = [
   ...FLAGS.map((row) => entry(flagUsage(row), flagText(row))),
   entry(
     '(--json fields)',
-    `${OUTPUTS.flatMap((o) => (o.value ? [o.name] : [])).join(', ')}, exit_code, message, last_api_error`
+    [...OUTPUTS.filter((o) => o.value), ...COMMAND_FIELDS].map((field) => field.name).join(', ')
   ),
   '',
   'Environment:',
@@ -65,14 +65,19 @@ const OPTIONS: ParseArgsOptionsConfig = Object.fromEntries(
   FLAGS.map((r) => [flagOf(r), option(r)])
 );
 
-/** The report files: the summary is appended to, as a job summary file is (`>>`), and JUnit replaced. */
-const REPORTS: ReadonlyArray<{
+/** A report file the command writes, by the input that names it. */
+interface ReportFile {
   name: InputName;
   render: (report: Report) => string;
+  /** The project's recent operations are fetched only for a report that shows them. */
+  showsRecent: boolean;
+  /** Appended to, as a job summary file is (`>>`), or replaced. */
   append: boolean;
-}> = [
-  { name: 'summary_file', render: renderSummary, append: true },
-  { name: 'junit', render: renderJunit, append: false }
+}
+
+const REPORTS: readonly ReportFile[] = [
+  { name: 'summary_file', render: renderSummary, showsRecent: true, append: true },
+  { name: 'junit', render: renderJunit, showsRecent: false, append: false }
 ];
 
 type Flags = Record<string, string | boolean | Array<string | boolean> | undefined>;
@@ -116,8 +121,7 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
     body: await jsonArgument('body', values.body ?? '', file),
     wait: String(!flags['no-wait']),
     database_url: values.database_url || (await file('database_url_file')) || env[urlEnv] || '',
-    // The recent operations are fetched only for a report that shows them.
-    summary: String(Boolean(flags['summary-file']))
+    summary: String(REPORTS.some(({ name, showsRecent }) => showsRecent && values[name]))
   });
   return (name) => values[name] ?? '';
 }
