@@ -2,11 +2,17 @@
  * The engine's report after the wait: the recent operations as they are when it is written, not as
  * the wait's last check saw them before a database check.
  */
-import { afterEach, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { runEngine } from '../src/engine.js';
 import { readSettings } from '../src/settings.js';
 import { actionNaming } from '../src/util/errors.js';
-import { fakeServer, type FakeServer, wire } from '../simulator/postgres.js';
+import {
+  type Cluster,
+  createCluster,
+  fakeServer,
+  type FakeServer,
+  wire
+} from '../simulator/postgres.js';
 import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
 import { type Simulator, startSimulator } from '../simulator/server.js';
 import { actionDefaults } from './helpers/run-action.js';
@@ -61,4 +67,70 @@ it('lists the operations again after the database check: one that ended meanwhil
   const shown = report.recent?.operations.find((op) => op.id === other.id);
   expect(shown?.status).toBe('finished');
   expect(report.recent?.requests).toBe(1);
+});
+
+describe('database_url: response', () => {
+  let cluster: Cluster | undefined;
+  afterEach(async () => {
+    await cluster?.remove();
+    cluster = undefined;
+  });
+
+  /** The engine on these inputs, against `sim`, with the simulator's project. */
+  async function engineOn(extra: Record<string, string>) {
+    if (!sim) throw new Error('start the simulator first');
+    const inputs: Record<string, string> = {
+      ...actionDefaults(),
+      api_key: DEFAULT_KEY,
+      api_host: sim.url,
+      project_id: PROJECT,
+      request: 'POST /projects/{project_id}/branches',
+      database_url: 'response',
+      timeout: '30s',
+      ...extra
+    };
+    const settings = readSettings(
+      (name) => inputs[name] ?? '',
+      () => undefined
+    );
+    const quiet = { info: () => {}, warning: () => {}, debug: () => {} };
+    const signal = new AbortController().signal;
+    return runEngine(settings, { log: quiet, signal, named: actionNaming });
+  }
+
+  it("checks the new branch's own URI, even with branch_id naming its parent", async () => {
+    cluster = await createCluster();
+    await cluster.start();
+    const password = `p${Date.now()}`;
+    await cluster.sql(
+      `CREATE ROLE app LOGIN PASSWORD '${password}'`,
+      'CREATE DATABASE appdb OWNER app'
+    );
+    const postgres = {
+      host: cluster.host,
+      port: cluster.port,
+      user: 'app',
+      password,
+      database: 'appdb'
+    };
+    const scenario = { ...singleProject(PROJECT, []), operations: [] };
+    sim = await startSimulator({ scenario, postgres, operationMs: 200 });
+    const parent = sim.branches(PROJECT)[0]?.id ?? '';
+    const body = JSON.stringify({
+      branch: { parent_id: parent },
+      endpoints: [{ type: 'read_write' }]
+    });
+    const report = await engineOn({ branch_id: parent, body });
+    expect(report.failure).toBeUndefined();
+    expect(report.database?.ready).toBe(true);
+  }, 60_000);
+
+  it('is a database error when the answer holds no connection URI', async () => {
+    sim = await startSimulator({ scenario: singleProject(PROJECT, []), operationMs: 200 });
+    const report = await engineOn({ body: JSON.stringify({ branch: { name: 'no-compute' } }) });
+    expect(report.status).toBe('database_error');
+    expect(report.failure).toMatch(
+      /input 'database_url' is response, but the answer to POST .* holds no connection URI/i
+    );
+  });
 });

@@ -84,11 +84,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
   try {
     const waited = await waitFor(settings, { ...deps, client });
-    const answered = settings.databaseFromResponse ? waited.request?.databaseUrl : undefined;
-    const checked = answered ? { ...settings, databaseUrl: parseDatabaseUrl(answered) } : settings;
-    const owned = await checkUrlBranch(waited, checked, { ...deps, client });
-    // A URL of another branch is refused before any connection.
-    const result = owned.database ? owned : await checkDatabase(owned, checked, deps);
+    const result = await databaseStep(waited, settings, { ...deps, client });
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {
       waited: settings.wait,
@@ -106,6 +102,37 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
 
 /** The last check's page is reused for the summary only this soon after it came (ms). */
 const FRESH_PAGE_MS = 2000;
+
+/**
+ * The database check after the wait. `database_url: response` checks the answer's own URI, which is
+ * the branch's the request made or named (not checked against `branch_id`, which may be its
+ * parent); a URL given as such is first checked to be `branch_id`'s, and refused before any
+ * connection when it is another branch's.
+ */
+async function databaseStep(
+  waited: WaitResult,
+  settings: EngineSettings,
+  deps: EngineDeps & { client: NeonClient }
+): Promise<WaitResult> {
+  if (settings.databaseFromResponse) {
+    const answered = waited.request?.databaseUrl;
+    if (answered) {
+      return checkDatabase(waited, { ...settings, databaseUrl: parseDatabaseUrl(answered) }, deps);
+    }
+    if (waited.failure || waited.timedOut || !settings.wait) return waited;
+    const request = waited.request ? `${waited.request.method} ${waited.request.path}` : 'request';
+    return {
+      ...waited,
+      status: WAIT_STATUS.databaseError,
+      failure:
+        `${deps.named('database_url')} is response, but the answer to ${request} holds no connection URI: ` +
+        'ask for a compute with it (for a branch, "endpoints": [{"type": "read_write"}]).'
+    };
+  }
+  const owned = await checkUrlBranch(waited, settings, deps);
+  if (owned.database) return owned;
+  return checkDatabase(owned, settings, deps);
+}
 
 /**
  * The project's recent operations for the summary, when it shows them and the API can still be
