@@ -32,6 +32,9 @@ interface InputRow {
 const H = 3_600_000;
 
 // A table, one input a line, in the order of the docs and the help.
+/** `--progress`: how stderr shows the wait (`auto` picks one of the others). */
+export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
+
 // prettier-ignore
 const ROWS = {
   api_key: { type: 'text', description: 'Required. Neon API key, from a secret. Masked at once; never printed.', arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' },
@@ -62,7 +65,7 @@ const ROWS = {
   json: { type: 'bool', default: 'false', description: 'print one JSON object (the fields below) instead of the verdict line', only: 'command' },
   summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH' },
   junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH' },
-  progress: { type: 'choice', choices: ['auto', 'live', 'plain', 'none'], default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' },
+  progress: { type: 'choice', choices: PROGRESS_CHOICES, default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' },
   quiet: { type: 'bool', default: 'false', description: 'only errors on stderr (--progress none)', only: 'command' },
   help: { type: 'bool', default: 'false', description: 'this help', only: 'command', short: 'h' },
   version: { type: 'bool', default: 'false', description: 'the version', only: 'command', short: 'v' }

@@ -1,4 +1,5 @@
 import type { AwaitedOperation } from '../neon/operation.js';
+import { PROGRESS_CHOICES } from '../inputs.js';
 import { chosen } from '../settings.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
@@ -13,15 +14,16 @@ const seconds = (ms: number, round = Math.floor): string =>
   formatDuration(Math.max(0, round(ms / 1000)) * 1000);
 
 /** How stderr shows the wait: a line redrawn in place, plain lines with a heartbeat, or errors only. */
-export type ProgressStyle = 'live' | 'plain' | 'none';
+export type ProgressStyle = Exclude<(typeof PROGRESS_CHOICES)[number], 'auto'>;
 /** Set by CI systems (docs/cli.md cites their docs); CircleCI and Buildkite run steps on a pty. */
 const CI =
   /^(CI|GITLAB_CI|CIRCLECI|BUILDKITE|GITHUB_ACTIONS|JENKINS_URL|BUILD_ID|TF_BUILD|TEAMCITY_VERSION)$/;
 
 /** `--progress` (else its variable; `--quiet` is none); auto: live on a terminal, unless dumb or CI. */
 export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boolean) {
-  const [style] = chosen({ name: 'progress', value });
-  if (style !== 'auto') return style as ProgressStyle;
+  const [word] = chosen({ name: 'progress', value });
+  const style = PROGRESS_CHOICES.find((choice) => choice === word);
+  if (style !== undefined && style !== 'auto') return style;
   const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');
   return isTTY && !ci && env.TERM !== 'dumb' ? 'live' : 'plain';
 }
