@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { EARLY_DELAYS_MS, ladderBudget, pollDelay } from '../src/wait/schedule.js';
+import { EARLY_DELAYS_MS, pollDelay } from '../src/wait/schedule.js';
 
 const LOW = () => 0;
 const MID = () => 0.5;
@@ -94,16 +94,5 @@ describe('pollDelay', () => {
       expect(times).toHaveLength(10);
       expect(times.some((t) => t >= 25_000)).toBe(true);
     });
-  });
-});
-
-describe('ladderBudget', () => {
-  it('lets check n go once the ladder would have made n / 1.1 checks', () => {
-    // The ladder's checks (interval 5 s): 0, 0.6, 1.5, 3, 5.5, 10.5, 15.5, … s.
-    const ladderAt = checkTimes(12, 5000, MID);
-    for (let n = 1; n <= 10; n++) expect(ladderBudget(n, 5000)).toBe(ladderAt[n - 1]);
-    // The 10 % spare: the 11th check may go with the ladder's 10th, the 12th with its 11th.
-    expect(ladderBudget(11, 5000)).toBe(ladderAt[9]);
-    expect(ladderBudget(12, 5000)).toBe(ladderAt[10]);
   });
 });

@@ -96,14 +96,19 @@ export function nextCheckIn(
       need = Math.min(need, ladderMs);
       continue;
     }
-    const created = Date.parse(op.created_at);
-    // Whole-second timestamps: on average it began half a second after its created_at.
-    const since = /\.\d/.test(op.created_at) ? 0 : 500;
-    const elapsed = Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
+    const elapsed = elapsedOf(op, now);
     const key = `${Math.floor(Math.log(Math.max(elapsed, 250)) / AGE_BUCKET)} ${op.action}`;
     const other = youngest.get(key);
     if (!other || elapsed < other.elapsed) youngest.set(key, { model, elapsed });
   }
   for (const { model, elapsed } of youngest.values()) need = Math.min(need, plan(model, elapsed));
   return need;
+}
+
+/** How long an operation has run at `now` (the service's clock), from its timestamps. */
+function elapsedOf(op: Operation, now: number): number {
+  const created = Date.parse(op.created_at);
+  // Whole-second timestamps: on average it began half a second after its created_at.
+  const since = /\.\d/.test(op.created_at) ? 0 : 500;
+  return Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
 }

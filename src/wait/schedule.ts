@@ -9,20 +9,6 @@ export const EARLY_DELAYS_MS = [600, 900, 1500, 2500] as const;
 export const ladder = (checksDone: number, intervalMs: number): number =>
   Math.min(EARLY_DELAYS_MS[checksDone - 1] ?? intervalMs, intervalMs);
 
-/** What history may spend beyond the ladder's requests: a wrong history costs at most this share more. */
-export const HISTORY_SPARE = 0.1;
-
-/**
- * Ms after the first check before check number `n` (1: the first) may go when history places the
- * checks: the time by which the ladder would have made n / (1 + HISTORY_SPARE) checks.
- */
-export function ladderBudget(n: number, intervalMs: number): number {
-  const ladderChecks = Math.ceil(n / (1 + HISTORY_SPARE) - 1e-9);
-  let at = 0;
-  for (let k = 1; k < ladderChecks; k++) at += ladder(k, intervalMs);
-  return at;
-}
-
 /** Delay before the next check: the ladder's, or `baseMs` when history says when to look; jittered. */
 export const pollDelay = (
   checksDone: number,

@@ -13,7 +13,7 @@ import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
-import { ladder, ladderBudget, Pace, pollDelay } from './schedule.js';
+import { ladder, Pace, pollDelay } from './schedule.js';
 import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 import { isOperation, normalizeOperation } from '../neon/operation.js';
@@ -163,11 +163,9 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
 
     const pace = new Pace();
     let checkedAt = startedAt;
-    let firstCheckAt = startedAt;
     let history = new Map<string, Survival>();
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
-      if (checksDone === 0) firstCheckAt = checkedAt;
       await mode.refresh(deadline);
       const page = mode.newestPage();
       newestPage = page && { ...page, fetchedAt: clock.now() };
@@ -181,13 +179,7 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
       const step = ladder(checks, intervalMs);
       // Operations are aged on the service's clock, which wrote their timestamps.
       const now = serviceClock.toService(clock.now());
-      let base = nextCheckIn(history, open(), now, intervalMs, step);
-      // History places the checks, within the ladder's requests by then (+10%): a wrong
-      // history costs few requests; never past `interval`.
-      if (history.size > 0) {
-        const budget = ladderBudget(checks + 1, intervalMs) - (checkedAt - firstCheckAt);
-        base = Math.min(intervalMs, Math.max(base, budget));
-      }
+      const base = nextCheckIn(history, open(), now, intervalMs, step);
       const ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = tracker.nextUsefulCheck(policy);
