@@ -324,7 +324,10 @@ function operationOf(value: unknown): Operation | undefined {
 }
 
 function endpointOf(value: unknown): { id: string; branchId: string } | undefined {
-  const { id, branch_id: branchId } = (value ?? {}) as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const fields = new Map(Object.entries(value));
+  const id = fields.get('id');
+  const branchId = fields.get('branch_id');
   if (typeof id !== 'string' || typeof branchId !== 'string') return undefined;
   checkId('endpoint id', id, RESOURCE_ID);
   checkId('endpoint "branch_id"', branchId, RESOURCE_ID);
