@@ -20,6 +20,8 @@ const EMPTY = 'no-ops-100003';
 const BRANCHY = 'branchy-ops-100004';
 const BRANCH_FULL = 'branch-full-100005';
 const HUGE = 'huge-ops-100006';
+const COMPUTE = 'compute-ops-100007';
+const TARGET_COMPUTE = 'ep-target-compute-1';
 
 /** `count` finished operations, newest first, one second apart; `onTarget(i)` puts the i-th on TARGET. */
 function history(
@@ -49,7 +51,11 @@ const ops: Record<string, OperationScript[]> = {
   // 600 operations, every 10th on the branch: 25 of them are found on the second page.
   [BRANCH_FULL]: history(BRANCH_FULL, 600, (i) => i % 10 === 3),
   // 1100 operations, only 3 on the branch: the bounded scan stops before the end.
-  [HUGE]: history(HUGE, 1100, (i) => i === 5 || i === 500 || i === 1050)
+  [HUGE]: history(HUGE, 1100, (i) => i === 5 || i === 500 || i === 1050),
+  // 60 operations on the branch, every 4th on its compute.
+  [COMPUTE]: history(COMPUTE, 60, () => true).map((op, i) =>
+    i % 4 === 1 ? { ...op, endpoint_id: TARGET_COMPUTE } : op
+  )
 };
 
 const scenario: Scenario = {
@@ -160,7 +166,7 @@ describe('fetchRecentOperations against the simulator', () => {
   it('pages a branch with cursors and stops on the short page', async () => {
     const result = await fetchRecentOperations(client(), BRANCHY, {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: deadline()
     });
     const requests = listRequests(BRANCHY);
@@ -177,10 +183,23 @@ describe('fetchRecentOperations against the simulator', () => {
     expect(result.operations.every((o) => o.branch_id === TARGET)).toBe(true);
   });
 
+  it("keeps a compute's operations only, when the place is a compute", async () => {
+    const result = await fetchRecentOperations(client(), COMPUTE, {
+      limit: 20,
+      place: { branchId: TARGET, endpointId: TARGET_COMPUTE },
+      deadline: deadline()
+    });
+    const onCompute = (ops[COMPUTE] as OperationScript[]).filter(
+      (o) => o.endpoint_id === TARGET_COMPUTE
+    );
+    expect(onCompute).toHaveLength(15);
+    expect(result.operations.map((o) => o.id)).toEqual(onCompute.map((o) => o.id));
+  });
+
   it('stops paging a branch as soon as the limit is reached', async () => {
     const result = await fetchRecentOperations(client(), BRANCH_FULL, {
       limit: 25,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: deadline()
     });
     expect(listRequests(BRANCH_FULL)).toHaveLength(2);
@@ -193,7 +212,7 @@ describe('fetchRecentOperations against the simulator', () => {
   it(`stops a branch scan after ${BRANCH_SCAN_PAGES} pages and says so`, async () => {
     const result = await fetchRecentOperations(client(), HUGE, {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: deadline()
     });
     const requests = listRequests(HUGE);
@@ -264,7 +283,7 @@ describe('fetchRecentOperations paging rules', () => {
     const at = Date.now() + 1234;
     const result = await fetchRecentOperations(fake, 'stub-project', {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: at
     });
     expect(calls).toHaveLength(2);
@@ -280,7 +299,7 @@ describe('fetchRecentOperations paging rules', () => {
     const { client: fake, calls } = stub((call) => ({ operations: fakeOperations(call.limit) }));
     const result = await fetchRecentOperations(fake, 'stub-project', {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: Date.now() + 1000
     });
     expect(calls).toHaveLength(1);
@@ -291,7 +310,7 @@ describe('fetchRecentOperations paging rules', () => {
     const { client: fake, calls } = stub(() => ({ operations: [], cursor: 'next' }));
     const result = await fetchRecentOperations(fake, 'stub-project', {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: Date.now() + 1000
     });
     expect(calls).toHaveLength(1);
@@ -305,7 +324,7 @@ describe('fetchRecentOperations paging rules', () => {
     }));
     const result = await fetchRecentOperations(fake, 'stub-project', {
       limit: 20,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: Date.now() + 1000
     });
     expect(calls.map((c) => c.cursor)).toEqual([
@@ -337,7 +356,7 @@ describe('fetchRecentOperations paging rules', () => {
         cursor: 'c' + Math.random()
       })).client,
       'stub-project',
-      { limit: 500, branchId: TARGET, deadline: Date.now() + 1000 }
+      { limit: 500, place: { branchId: TARGET }, deadline: Date.now() + 1000 }
     );
     expect(looped.operations).toHaveLength(200);
     expect(new Set(looped.operations.map((o) => o.id)).size).toBe(200);
@@ -362,7 +381,7 @@ describe('fetchRecentOperations paging rules', () => {
     const since = top - 2500 * 1000; // 2,501 operations are that recent, 834 of them on TARGET
     const result = await fetchRecentOperations(fake, 'stub-project', {
       limit: 1000,
-      branchId: TARGET,
+      place: { branchId: TARGET },
       deadline: Date.now() + 1000,
       since
     });

@@ -139,7 +139,7 @@ async function databaseStep(
  * asked; a failure here only leaves them out (the reason is shown instead).
  */
 async function recentForSummary(client: NeonClient, result: WaitResult, settings: EngineSettings) {
-  const { summary, summaryLimit, branchId, sinceMs: since, timeoutMs } = settings;
+  const { summary, summaryLimit, branchId, endpointId, sinceMs: since, timeoutMs } = settings;
   const deferred = result.status === WAIT_STATUS.watching; // the post step reports
   if (!summary || !summaryLimit || !result.projectId || result.apiUnusable || deferred) return {};
   // The wait's deadline bounds this too, but a summary after a timeout still gets a few seconds.
@@ -151,7 +151,7 @@ async function recentForSummary(client: NeonClient, result: WaitResult, settings
   const fresh = page && !result.database?.attempts && now - page.fetchedAt <= FRESH_PAGE_MS;
   const options = {
     limit: summaryLimit,
-    branchId,
+    place: { branchId, endpointId },
     deadline,
     since,
     newestPage: fresh ? page : undefined

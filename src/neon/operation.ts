@@ -87,3 +87,16 @@ export function normalizeOperation(op: OperationLike): Operation {
 
 /** The first 8 characters of a UUID: enough to tell operations apart in a log line. */
 export const shortId = (id: string): string => id.slice(0, 8);
+
+/** Where a wait or a report looks: a compute (`endpointId`), else a branch, else the whole project. */
+export interface Place {
+  branchId?: string;
+  endpointId?: string;
+}
+
+/** Whether an operation is in the place followed: the compute, else the branch, else the project. */
+export function inScope(op: Operation, { branchId, endpointId }: Place): boolean {
+  if (endpointId) return op.endpoint_id === endpointId;
+  if (branchId) return op.branch_id === branchId;
+  return true;
+}

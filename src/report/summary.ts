@@ -204,18 +204,14 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     if (shownOthers.length < others.length)
       note(`${others.length - shownOthers.length} older rows were left out ${toFit}.`);
   } else if (recent) {
-    const none =
-      recent.operations.length > 0
-        ? 'None besides the awaited operations above.'
-        : report.branchId
-          ? 'None on this branch.'
-          : 'None.';
-    lines.push('#### Recent operations', '', none, '');
+    lines.push('#### Recent operations', '', noRecent(report, recent.operations.length > 0), '');
   }
-  if (recent?.scanStopped)
+  if (recent?.scanStopped) {
+    const place = report.endpointId ? 'compute' : 'branch';
     note(
-      `Only the newest ${recent.scanned} operations of the project were scanned for this branch; older ones may exist.`
+      `Only the newest ${recent.scanned} operations of the project were scanned for this ${place}; older ones may exist.`
     );
+  }
   if (shape.errorChars < FULL_ERROR_CHARS) {
     const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
     note(`Error texts were ${how} ${toFit}.`);
@@ -256,4 +252,12 @@ function cut(text: string, maxChars: number): string {
   const kept = text.slice(0, text.lastIndexOf('\n', end) + 1);
   const open = kept.split('<details').length - kept.split('</details>').length;
   return kept + (open > 0 ? close : '') + note;
+}
+
+/** What the recent operations say when they list none: beside the awaited ones, or in the place followed. */
+function noRecent(report: Report, awaitedOnly: boolean): string {
+  if (awaitedOnly) return 'None besides the awaited operations above.';
+  if (report.endpointId) return 'None on this compute.';
+  if (report.branchId) return 'None on this branch.';
+  return 'None.';
 }

@@ -68,13 +68,6 @@ export function kindFor(settings: WaitSettings): WaitKind {
   return 'project';
 }
 
-/** Whether an operation is in the place followed: the compute (`endpoint_id`), else the branch, else the project. */
-export function inScope(op: Operation, { branchId, endpointId }: WaitSettings): boolean {
-  if (endpointId) return op.endpoint_id === endpointId;
-  if (branchId) return op.branch_id === branchId;
-  return true;
-}
-
 /** The ending for operations that did not succeed: the worst status, and why. */
 export function failed(what: string, ops: Operation[]): Ending {
   // `create_branch 1a2b… is error (failures_count 2): text`

@@ -1,6 +1,7 @@
 import { PAGE_SIZE } from '../../neon/paging.js';
 import { isAfterMark, predatesMark } from '../job-mark.js';
-import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
+import { inScope } from '../../neon/operation.js';
+import { failed, type ModeContext, type ModeWords } from '../mode.js';
 import { aggregateStatus, WAIT_STATUS } from '../status.js';
 
 /** Pages a check reads at most: 5,000 operations started by one job is far beyond any job. */

@@ -1,5 +1,6 @@
 import { CHECK_BUDGET, deepening, ORDER_SLACK_MS, PAGE_SIZE } from '../../neon/paging.js';
-import { failed, type ModeContext, type ModeWords, inScope } from '../mode.js';
+import { inScope } from '../../neon/operation.js';
+import { failed, type ModeContext, type ModeWords } from '../mode.js';
 import { isInProgress, WAIT_STATUS } from '../status.js';
 
 /** The first check looks this many pages deep for work started earlier. */
