@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { checkPlan, HISTORY_PER_KIND, learnHistory, nextCheckIn } from '../src/wait/history.js';
+import {
+  checkPlan,
+  HISTORY_PER_KIND,
+  learnHistory,
+  nextCheckIn,
+  PAST_HISTORY_PACE
+} from '../src/wait/history.js';
 import { operation, pastOperations } from '../simulator/scenario.js';
 import { InProcess } from './helpers/in-process.js';
 import { PROJECT } from './helpers/sim.js';
@@ -36,6 +42,8 @@ const running = (fields: Partial<Operation> = {}): Operation =>
 
 const THIRTY = [28, 29, 29.5, 30, 30, 30.5, 31, 31, 32, 29].map((s) => s * 1000);
 const LADDER = 777;
+/** The ladder's delay of the moment, 5 s: an outlasted operation is checked every 5 s / 1.1. */
+const GAPS = { maxGap: 5000, ladderMs: LADDER, ladderNowMs: 5000 };
 
 describe('learnHistory', () => {
   it('learns a kind from 5 finished operations without failures, by updated_at − created_at', () => {
@@ -46,8 +54,21 @@ describe('learnHistory', () => {
     // total_duration_ms (17) is not what it learned: the operations took 30 s.
     expect(model?.(20_000)).toBeGreaterThan(0.9);
     expect(model?.(40_000)).toBeLessThan(0.1);
-    expect(model?.outlasted(31_000)).toBe(false);
-    expect(model?.outlasted(45_000)).toBe(true);
+    expect(model?.outlasted(30_000)).toBe(false);
+  });
+
+  it('says an operation outlasted its history a quarter second past the longest of them, or past p99', () => {
+    const model = learnHistory(history([20_000, 29_000, 30_000, 30_000, 30_000])).get(
+      'create_branch'
+    );
+    expect(model?.outlasted(30_200)).toBe(false);
+    expect(model?.outlasted(30_300)).toBe(true);
+    // The kernels reach past the longest, but no operation speaks for 34 s.
+    expect(model?.(34_000)).toBeGreaterThan(0.001);
+    // One in 151 lasted 10 min: past the others, fewer than 1% of the history speak.
+    const rare = learnHistory(history([...Array<number>(150).fill(1000), 600_000]));
+    expect(rare.get('create_branch')?.outlasted(1200)).toBe(false);
+    expect(rare.get('create_branch')?.outlasted(300_000)).toBe(true);
   });
 
   it('ignores what did not finish cleanly, and needs 5 of a kind', () => {
@@ -102,34 +123,36 @@ describe('nextCheckIn', () => {
   const models = learnHistory(history(THIRTY));
 
   it('waits the longest gap allowed while history says the end is far, and looks often near it', () => {
-    expect(nextCheckIn(models, [running()], T0 + 2000, 5000, LADDER)).toBe(5000);
-    const near = nextCheckIn(models, [running()], T0 + 29_000, 5000, LADDER);
+    expect(nextCheckIn(models, [running()], T0 + 2000, GAPS)).toBe(5000);
+    const near = nextCheckIn(models, [running()], T0 + 29_000, GAPS);
     expect(near).toBeGreaterThanOrEqual(250);
     expect(near).toBeLessThan(2000);
   });
 
-  it('keeps the ladder for a kind without history, and once history is outlasted', () => {
-    expect(
-      nextCheckIn(models, [running({ action: 'apply_config' })], T0 + 29_000, 5000, LADDER)
-    ).toBe(LADDER);
-    expect(nextCheckIn(models, [running()], T0 + 60_000, 5000, LADDER)).toBe(LADDER);
-    expect(nextCheckIn(new Map(), [running()], T0 + 29_000, 5000, LADDER)).toBe(LADDER);
+  it("keeps the ladder for a kind without history, and the ladder's pace a tenth faster once history is outlasted", () => {
+    expect(nextCheckIn(models, [running({ action: 'apply_config' })], T0 + 29_000, GAPS)).toBe(
+      LADDER
+    );
+    expect(nextCheckIn(models, [running()], T0 + 60_000, GAPS)).toBe(5000 / PAST_HISTORY_PACE);
+    expect(nextCheckIn(new Map(), [running()], T0 + 29_000, GAPS)).toBe(LADDER);
   });
 
   it('never waits longer than interval, whatever history says', () => {
     for (const elapsed of [0, 1000, 10_000, 25_000, 29_000, 33_000]) {
-      expect(nextCheckIn(models, [running()], T0 + elapsed, 2000, 2000)).toBeLessThanOrEqual(2000);
+      expect(
+        nextCheckIn(models, [running()], T0 + elapsed, { ...GAPS, maxGap: 2000 })
+      ).toBeLessThanOrEqual(2000);
     }
   });
 
   it('with several operations, looks when the first of them needs it', () => {
     const late = running({ created_at: iso(T0 - 27_000) });
-    const both = nextCheckIn(models, [running(), late], T0 + 2000, 5000, LADDER);
-    expect(both).toBe(nextCheckIn(models, [late], T0 + 2000, 5000, LADDER));
+    const both = nextCheckIn(models, [running(), late], T0 + 2000, GAPS);
+    expect(both).toBe(nextCheckIn(models, [late], T0 + 2000, GAPS));
     expect(both).toBeLessThan(5000);
-    expect(
-      nextCheckIn(models, [running({ action: 'x' }), running()], T0 + 2000, 5000, LADDER)
-    ).toBe(LADDER);
+    expect(nextCheckIn(models, [running({ action: 'x' }), running()], T0 + 2000, GAPS)).toBe(
+      LADDER
+    );
   });
 
   it('makes one plan per kind and age, whatever the number of operations', () => {
@@ -146,10 +169,10 @@ describe('nextCheckIn', () => {
     const ops = Array.from({ length: 3000 }, (_, i) =>
       running({ created_at: iso(T0 - (i % 2) * 1000) })
     );
-    const one = nextCheckIn(kinds, [ops[0] as Operation], T0 + 20_000, 5000, LADDER);
+    const one = nextCheckIn(kinds, [ops[0] as Operation], T0 + 20_000, GAPS);
     const perPlan = calls;
     calls = 0;
-    expect(nextCheckIn(kinds, ops, T0 + 20_000, 5000, LADDER)).toBeLessThanOrEqual(one);
+    expect(nextCheckIn(kinds, ops, T0 + 20_000, GAPS)).toBeLessThanOrEqual(one);
     expect(perPlan).toBeGreaterThan(100);
     expect(calls).toBeLessThanOrEqual(2 * perPlan);
   });
@@ -157,7 +180,7 @@ describe('nextCheckIn', () => {
   it("counts the elapsed time by the service's timestamps when the runner's clock is behind", () => {
     // The runner thinks 2 s passed; the service changed the operation 29 s after creating it.
     const op = running({ updated_at: iso(T0 + 29_000) });
-    expect(nextCheckIn(models, [op], T0 + 2000, 5000, LADDER)).toBeLessThan(2000);
+    expect(nextCheckIn(models, [op], T0 + 2000, GAPS)).toBeLessThan(2000);
   });
 });
 
@@ -169,19 +192,22 @@ describe('the wait with history (in-process, simulated time)', () => {
   });
 
   /** A ~30 s create_branch awaited with `history` past ones; notice delay and requests. */
-  async function thirtySeconds(history: number[], endMs = 30_400) {
+  async function thirtySeconds(history: readonly number[], endMs = 30_400, seed = 1) {
     const op = operation(PROJECT, 'create_branch', [
       [-200, 'running'],
       [endMs, 'finished']
     ]);
     t = await InProcess.start([op, ...pastOperations(PROJECT, 'create_branch', history)]);
     const given = JSON.stringify([t.sim.render(op)]);
-    const { result, requests } = await t.wait({
-      project_id: PROJECT,
-      operations: given,
-      timeout: '2m',
-      summary_limit: '0'
-    });
+    const { result, requests } = await t.wait(
+      {
+        project_id: PROJECT,
+        operations: given,
+        timeout: '2m',
+        summary_limit: '0'
+      },
+      seed
+    );
     expect(result.status).toBe('finished');
     const noticeMs = result.finishedAt - t.time.epoch - endMs;
     await t.dispose();
@@ -203,18 +229,28 @@ describe('the wait with history (in-process, simulated time)', () => {
     expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
   });
 
-  it.each([12_300, 30_400])(
-    // Where a wrong history stands today (issue 30 class 22 asks for +10%: a budget that held every
-    // wait to it slowed a right history, whose early checks it held back, and was taken out).
-    'with history three times too fast, a %i ms operation costs no more than the ladder +20%%',
-    async (endMs) => {
-      const ladder = await thirtySeconds([], endMs);
+  it('with history three times too fast, spends at most a tenth more than the ladder over 8 to 33 s, and is never as late', async () => {
+    // Issue 30 class 22. Lengths 625 ms apart, so that the ladder's fixed times fall everywhere
+    // between two ends; summed over them, as the benchmark does. Past its history, each gap is the
+    // ladder's of the moment / 1.1 (5 s / 1.1, ±10%), so the worst notice is 5 s where the
+    // ladder's is 5.5 s. (On average it notices about a tenth sooner: docs/performance.md.)
+    const runs = { ladder: { requests: 0, worstMs: 0 }, wrong: { requests: 0, worstMs: 0 } };
+    for (let i = 0; i < 40; i++) {
+      const endMs = 8000 + i * 625;
       const fast = THIRTY.map((ms) => (ms * endMs) / 30_000 / 3);
-      const wrong = await thirtySeconds(fast, endMs);
-      expect(wrong.requests).toBeLessThanOrEqual(ladder.requests * 1.2);
-      expect(wrong.noticeMs).toBeLessThanOrEqual(5500);
+      for (const [name, past] of [
+        ['ladder', []],
+        ['wrong', fast]
+      ] as const) {
+        const { requests, noticeMs } = await thirtySeconds(past, endMs, i + 1);
+        runs[name].requests += requests;
+        runs[name].worstMs = Math.max(runs[name].worstMs, noticeMs);
+      }
     }
-  );
+    expect(runs.wrong.requests).toBeLessThanOrEqual(runs.ladder.requests * 1.1);
+    expect(runs.wrong.worstMs).toBeLessThanOrEqual(5000);
+    expect(runs.ladder.worstMs).toBeGreaterThan(5000);
+  });
 
   it("sends nothing at once when the operations input is moments old and running; the first look lists the project's operations", async () => {
     const op = operation(PROJECT, 'create_branch', [

@@ -19,7 +19,15 @@ import {
   pastOperations,
   singleProject
 } from '../simulator/scenario.js';
-import { around, bestDelayAt, DIST_B, DIST_C, frontier, scaled } from './distributions.js';
+import {
+  around,
+  bestDelayAt,
+  DIST_B,
+  DIST_C,
+  frontier,
+  type Lengths,
+  scaled
+} from './distributions.js';
 import { type Simulator, startSimulator } from '../simulator/server.js';
 import {
   actionPeer,
@@ -137,6 +145,92 @@ const quantile = (xs: number[], q: number): number => {
 const picked = (filter: string | undefined, name: string): boolean =>
   !filter || filter.split('|').some((part) => name.includes(part));
 
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * `trials` waits of `peer` for one operation of `lengths`, each with `count` past operations of
+ * its kind `factor` times as long: the notice delays (of the waits that noticed) and the requests.
+ */
+async function learnedTrials(
+  peer: Peer,
+  lengths: Lengths,
+  count: number,
+  factor: number,
+  trials: number
+): Promise<{ noticed: number[]; requests: number[] }> {
+  const noticed: number[] = [];
+  const requests: number[] = [];
+  const past = scaled(lengths, factor);
+  for (let i = 0; i < trials; i++) {
+    const random = prng(100_000 + i);
+    const created = -Math.round(random() * 300);
+    const length = Math.round(lengths.draw(random));
+    const run = await runPeer({
+      peer,
+      jobs: oneJob([
+        operation(PROJECT, 'create_branch', [
+          [created, 'running'],
+          [created + length, 'finished']
+        ])
+      ]),
+      others: pastOperations(
+        PROJECT,
+        'create_branch',
+        Array.from({ length: count }, () => past.draw(random))
+      ),
+      limitMs: FIFTEEN_MINUTES,
+      seed: i
+    });
+    const job = run.jobs[0] as JobResult;
+    if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
+    requests.push(run.requests);
+  }
+  return { noticed, requests };
+}
+
+/**
+ * A history three times too fast (an outage day) against no history (the ladder), over lengths
+ * from 6 to 60 s: each length alone depends on where the ladder's fixed times fall near its end,
+ * their sum does not (issue 30 class 22).
+ */
+async function wrongHistoryTable(): Promise<string> {
+  const rows: string[][] = [];
+  const total = { ladder: { requests: 0, notice: 0 }, wrong: { requests: 0, notice: 0 } };
+  const trials = Math.max(30, Math.round(DIST_TRIALS / 2));
+  const ratio = (wrong: number, ladder: number) => {
+    const percent = Math.round((wrong / ladder - 1) * 100);
+    return `${percent > 0 ? '+' : ''}${percent}%`;
+  };
+  for (const seconds of [6, 8, 10, 12, 15, 20, 25, 30, 40, 60]) {
+    const lengths = around(seconds);
+    const ladder = await learnedTrials(PEERS[0] as Peer, lengths, 0, 1, trials);
+    const wrong = await learnedTrials(PEERS[0] as Peer, lengths, 20, 1 / 3, trials);
+    const figures = { ladder, wrong };
+    for (const name of ['ladder', 'wrong'] as const) {
+      total[name].requests += mean(figures[name].requests);
+      total[name].notice += mean(figures[name].noticed);
+    }
+    rows.push([
+      lengths.name,
+      `${mean(ladder.requests).toFixed(1)} → ${mean(wrong.requests).toFixed(1)} (${ratio(mean(wrong.requests), mean(ladder.requests))})`,
+      `${fmt(mean(ladder.noticed))} → ${fmt(mean(wrong.noticed))}`
+    ]);
+  }
+  rows.push([
+    'all ten, summed',
+    `${total.ladder.requests.toFixed(1)} → ${total.wrong.requests.toFixed(1)} (${ratio(total.wrong.requests, total.ladder.requests)})`,
+    `${fmt(total.ladder.notice / 10)} → ${fmt(total.wrong.notice / 10)} (mean of the ten)`
+  ]);
+  return table(
+    [
+      'lengths',
+      'requests, mean: ladder → 20 past, 3× fast',
+      'notice delay, mean: ladder → 3× fast'
+    ],
+    rows
+  );
+}
+
 /**
  * The study's distributions, the action with 0 to 100 past operations of the same kind in the
  * project (drawn from the same lengths, or twice too slow or too fast), and the peers beside it;
@@ -172,41 +266,15 @@ async function learnedTable(): Promise<string> {
     for (const [peer, historyName, count, factor] of cases) {
       if (!picked(process.env.BENCH_HISTORY, historyName)) continue;
       const trials = peer === PEERS[0] ? DIST_TRIALS : Math.max(30, Math.round(DIST_TRIALS / 5));
-      const noticed: number[] = [];
-      const requests: number[] = [];
-      for (let i = 0; i < trials; i++) {
-        const random = prng(100_000 + i);
-        const created = -Math.round(random() * 300);
-        const length = Math.round(lengths.draw(random));
-        const past = scaled(lengths, factor);
-        const run = await runPeer({
-          peer,
-          jobs: oneJob([
-            operation(PROJECT, 'create_branch', [
-              [created, 'running'],
-              [created + length, 'finished']
-            ])
-          ]),
-          others: pastOperations(
-            PROJECT,
-            'create_branch',
-            Array.from({ length: count }, () => past.draw(random))
-          ),
-          limitMs: FIFTEEN_MINUTES,
-          seed: i
-        });
-        const job = run.jobs[0] as JobResult;
-        if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
-        requests.push(run.requests);
-      }
-      const meanRequests = requests.reduce((a, b) => a + b, 0) / trials;
-      const mean = noticed.reduce((a, b) => a + b, 0) / noticed.length;
+      const { noticed, requests } = await learnedTrials(peer, lengths, count, factor, trials);
+      const meanRequests = mean(requests);
+      const meanNotice = mean(noticed);
       const optimum = bestDelayAt(best, meanRequests);
       rows.push([
         lengths.name,
         peer.name,
         historyName,
-        `${fmt(median(noticed))} / ${fmt(mean)} / ${fmt(quantile(noticed, 0.9))}`,
+        `${fmt(median(noticed))} / ${fmt(meanNotice)} / ${fmt(quantile(noticed, 0.9))}`,
         meanRequests.toFixed(1),
         fmt(optimum),
         noticed.length === trials ? '' : `${trials - noticed.length} of ${trials} not noticed`
@@ -637,13 +705,17 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or locked) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// BENCH_ONLY=learned (or wrong, or locked) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
 // parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
 // BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
 console.log(`# Benchmark (${new Date().toISOString().slice(0, 16)}Z, ${TRIALS} trials each)\n`);
 if (only === 'learned') {
   console.log(await learnedTable());
+  process.exit(0);
+}
+if (only === 'wrong') {
+  console.log(await wrongHistoryTable());
   process.exit(0);
 }
 if (only === 'locked') {
@@ -656,6 +728,10 @@ console.log(
   `\n## A schedule learned from the project's history (simulated time, ${DIST_TRIALS} trials a case)\n`
 );
 console.log(await learnedTable());
+console.log(
+  `\n## A history three times too fast, against the ladder (simulated time, ${Math.max(30, Math.round(DIST_TRIALS / 2))} trials a length)\n`
+);
+console.log(await wrongHistoryTable());
 console.log(
   '\n## Requests per second while waiting for several operations (simulated time, 60 s)\n'
 );

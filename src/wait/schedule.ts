@@ -9,6 +9,19 @@ export const EARLY_DELAYS_MS = [600, 900, 1500, 2500] as const;
 export const ladder = (checksDone: number, intervalMs: number): number =>
   Math.min(EARLY_DELAYS_MS[checksDone - 1] ?? intervalMs, intervalMs);
 
+/**
+ * The ladder's delay in force `ms` after a wait's first check, had every check been the ladder's:
+ * its pace by the clock rather than by the count of checks made.
+ */
+export function ladderAt(ms: number, intervalMs: number): number {
+  let at = 0;
+  for (const delay of EARLY_DELAYS_MS) {
+    at += Math.min(delay, intervalMs);
+    if (ms < at) return Math.min(delay, intervalMs);
+  }
+  return intervalMs;
+}
+
 /** Delay before the next check: the ladder's, or `baseMs` when history says when to look; jittered. */
 export const pollDelay = (
   checksDone: number,

@@ -13,7 +13,7 @@ import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
-import { ladder, Pace, pollDelay } from './schedule.js';
+import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 import { isOperation, normalizeOperation } from '../neon/operation.js';
@@ -163,9 +163,11 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
 
     const pace = new Pace();
     let checkedAt = startedAt;
+    let firstCheckAt = startedAt;
     let history = new Map<string, Survival>();
     const check = async (): Promise<Verdict> => {
       checkedAt = clock.now();
+      if (checksDone === 0) firstCheckAt = checkedAt;
       await mode.refresh(deadline);
       const page = mode.newestPage();
       newestPage = page && { ...page, fetchedAt: clock.now() };
@@ -176,10 +178,13 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
     const delay = (checks: number): number => {
       const replaced = deps.schedule?.(checks);
       if (replaced !== undefined) return replaced;
-      const step = ladder(checks, intervalMs);
       // Operations are aged on the service's clock, which wrote their timestamps.
       const now = serviceClock.toService(clock.now());
-      const base = nextCheckIn(history, open(), now, intervalMs, step);
+      const base = nextCheckIn(history, open(), now, {
+        maxGap: intervalMs,
+        ladderMs: ladder(checks, intervalMs),
+        ladderNowMs: ladderAt(clock.now() - firstCheckAt, intervalMs)
+      });
       const ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = tracker.nextUsefulCheck(policy);
