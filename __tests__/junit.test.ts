@@ -34,6 +34,7 @@ function report(operations: Operation[], fields: Partial<Report> = {}): Report {
     operations,
     startedAt: T0 + 500,
     finishedAt: T0 + 9000,
+    serviceAheadMs: 0,
     waited: true,
     timeoutMs: 600_000,
     requests: 3,
@@ -109,6 +110,19 @@ describe('the JUnit file, as a JUnit reader reads it', () => {
         body: 'still running at the deadline (timeout 2s)'
       })
     ]);
+  });
+
+  it("times an operation still open on the service's clock, whatever the runner's says", async () => {
+    // Created at T0, open when the wait ended at T0 + 9 s by the service's clock; the runner's
+    // clock was 5 minutes behind it.
+    const open = report([op(1, 'create_branch', 'running')], {
+      status: 'timeout',
+      timedOut: true,
+      finishedAt: T0 + 9000 - 300_000,
+      serviceAheadMs: 300_000
+    });
+    const junit = await readJunit(renderJunit(open));
+    expect(junit.cases[0]?.time).toBe(9);
   });
 
   it('an input or API error, or an interruption, is an error case, never an empty suite', async () => {

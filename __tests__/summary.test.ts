@@ -350,6 +350,23 @@ describe('the awaited operations', () => {
     );
   });
 
+  it("reads how long an operation has run on the service's clock, whatever the runner's says", () => {
+    const running = op({ status: 'running', created_at: '2026-01-02T03:05:00Z' });
+    // The runner is 5 minutes behind the service (a self-hosted runner without time sync), or
+    // 5 minutes ahead: the service's answers said so, and the report ends at NOW by its clock.
+    for (const aheadMs of [300_000, -300_000]) {
+      const text = renderSummary(
+        report({
+          status: 'running',
+          operations: [running],
+          finishedAt: NOW - aheadMs,
+          serviceAheadMs: aheadMs
+        })
+      );
+      expect(rowsUnder(text, '#### Awaited operations')[0]).toMatch(/\| 5m \|$/);
+    }
+  });
+
   it('lists each operation once', () => {
     const a = op();
     const text = renderSummary(report({ operations: [a, { ...a }, op()] }));

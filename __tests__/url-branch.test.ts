@@ -55,6 +55,7 @@ function waited(): WaitResult {
     operations: [],
     startedAt: now,
     finishedAt: now,
+    serviceAheadMs: 0,
     checks: 1
   };
 }

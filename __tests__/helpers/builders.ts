@@ -38,6 +38,7 @@ export function makeReport(fields: Partial<Report> = {}): Report {
     operations: [],
     startedAt: finishedAt - 75_000,
     finishedAt,
+    serviceAheadMs: 0,
     timeoutMs: 600_000,
     requests: 7,
     ...fields

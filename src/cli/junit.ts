@@ -92,7 +92,8 @@ function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {
 function wallTime(op: AwaitedOperation, report: Report): number {
   if (!isSeen(op)) return 0;
   const open = shownAs(op.status, report.policy) === 'pending';
-  return (open ? report.finishedAt : Date.parse(op.updated_at)) - Date.parse(op.created_at);
+  const end = open ? report.finishedAt + report.serviceAheadMs : Date.parse(op.updated_at);
+  return end - Date.parse(op.created_at);
 }
 
 const seconds = (ms: number): string => (Math.max(0, Number(ms) || 0) / 1000).toFixed(3);

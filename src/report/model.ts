@@ -43,6 +43,7 @@ export function inputErrorReport(message: string, startedAt: number, now: number
     operations: [],
     startedAt,
     finishedAt: now,
+    serviceAheadMs: 0,
     timeoutMs: 0,
     failure: message,
     requests: 0

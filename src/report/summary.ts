@@ -167,7 +167,9 @@ function namesOf(ops: readonly AwaitedOperation[]): string {
 function body(report: Report, view: View, shape: Shape, target: Target): string[] {
   const lines: string[] = [];
   const { awaited, others, repeated } = view;
-  const { recent, finishedAt: now } = report;
+  const { recent } = report;
+  // Operations' timestamps are the service's: how long one has run is read on its clock.
+  const now = report.finishedAt + report.serviceAheadMs;
   const words = modeWords(report.kind);
   const tableOf = (ops: readonly AwaitedOperation[], errorsShown?: Set<string>, note?: string) => {
     const { projectId, consoleLinks } = report;

@@ -34,6 +34,11 @@ export interface WaitResult extends Ending {
   newestPage?: FetchedPage & { fetchedAt: number };
   startedAt: number;
   finishedAt: number;
+  /**
+   * How far the service's clock is ahead of the runner's (ms), as the `Date` of its answers shows:
+   * operations' timestamps are the service's, so durations are read at `finishedAt` + this.
+   */
+  serviceAheadMs: number;
   checks: number;
   /** The database check after the wait, when `database_url` was given. */
   database?: DatabaseCheck;
@@ -86,7 +91,13 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     return { ...waited, startedAt, request: outcome };
   } catch (error) {
     const context = { settings, startedAt, signal: deps.signal, checksDone: 0, named: deps.named };
-    const seen = { operations: [], startedAt, finishedAt: clock.now(), checks: 0 };
+    const seen = {
+      operations: [],
+      startedAt,
+      finishedAt: clock.now(),
+      serviceAheadMs: deps.client.serviceClock.offsetMs,
+      checks: 0
+    };
     const ending = { timedOut: false, apiUnusable: false, ...endingOf(error, context) };
     return {
       kind: kindFor(settings),
@@ -142,6 +153,7 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
     ...ending,
     operations: tracker.list(),
     finishedAt: clock.now(),
+    serviceAheadMs: serviceClock.offsetMs,
     checks: checksDone
   });
 
