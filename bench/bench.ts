@@ -37,6 +37,7 @@ import {
   type JobSpec,
   type Peer,
   PEERS,
+  type RunResult,
   runPeer
 } from './peers.js';
 import { prng } from '../simulator/simulated-wait.js';
@@ -80,6 +81,33 @@ function ending(job: JobResult): string {
     .join(' ');
 }
 
+/**
+ * One wait of `peer` for a create_branch of `lengths`, created 0 to 300 ms before the wait starts,
+ * with past ones of those lengths (ms, drawn after the awaited one) in the project.
+ */
+async function waitForOne(
+  peer: Peer,
+  lengths: Lengths,
+  random: () => number,
+  seed: number,
+  pastLengths: () => number[] = () => []
+): Promise<RunResult> {
+  const created = -Math.round(random() * 300);
+  const length = Math.round(lengths.draw(random));
+  return runPeer({
+    peer,
+    jobs: oneJob([
+      operation(PROJECT, 'create_branch', [
+        [created, 'running'],
+        [created + length, 'finished']
+      ])
+    ]),
+    others: pastOperations(PROJECT, 'create_branch', pastLengths()),
+    limitMs: FIFTEEN_MINUTES,
+    seed
+  });
+}
+
 async function noticeTable(): Promise<string> {
   const rows: string[][] = [];
   for (const seconds of [1, 3, 10, 25, 30, 120]) {
@@ -88,20 +116,7 @@ async function noticeTable(): Promise<string> {
       const requests: number[] = [];
       const endings = new Set<string>();
       for (let i = 0; i < TRIALS; i++) {
-        const random = prng(1000 * seconds + i);
-        const created = -Math.round(random() * 300);
-        const length = Math.round(seconds * 1000 * (0.9 + 0.2 * random()));
-        const run = await runPeer({
-          peer,
-          jobs: oneJob([
-            operation(PROJECT, 'create_branch', [
-              [created, 'running'],
-              [created + length, 'finished']
-            ])
-          ]),
-          limitMs: FIFTEEN_MINUTES,
-          seed: i
-        });
+        const run = await waitForOne(peer, around(seconds), prng(1000 * seconds + i), i);
         const job = run.jobs[0] as JobResult;
         if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
         else endings.add(ending(job));
@@ -163,24 +178,9 @@ async function learnedTrials(
   const past = scaled(lengths, factor);
   for (let i = 0; i < trials; i++) {
     const random = prng(100_000 + i);
-    const created = -Math.round(random() * 300);
-    const length = Math.round(lengths.draw(random));
-    const run = await runPeer({
-      peer,
-      jobs: oneJob([
-        operation(PROJECT, 'create_branch', [
-          [created, 'running'],
-          [created + length, 'finished']
-        ])
-      ]),
-      others: pastOperations(
-        PROJECT,
-        'create_branch',
-        Array.from({ length: count }, () => past.draw(random))
-      ),
-      limitMs: FIFTEEN_MINUTES,
-      seed: i
-    });
+    const run = await waitForOne(peer, lengths, random, i, () =>
+      Array.from({ length: count }, () => past.draw(random))
+    );
     const job = run.jobs[0] as JobResult;
     if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
     requests.push(run.requests);
