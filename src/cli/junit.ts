@@ -1,5 +1,5 @@
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
-import type { Report } from '../report/model.js';
+import { type Report, serviceEnd } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
@@ -92,7 +92,7 @@ function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {
 function wallTime(op: AwaitedOperation, report: Report): number {
   if (!isSeen(op)) return 0;
   const open = shownAs(op.status, report.policy) === 'pending';
-  const end = open ? report.finishedAt + report.serviceAheadMs : Date.parse(op.updated_at);
+  const end = open ? serviceEnd(report) : Date.parse(op.updated_at);
   return end - Date.parse(op.created_at);
 }
 

@@ -32,6 +32,12 @@ export function buildReport(result: WaitResult, context: ReportContext): Report 
   return { ...seen, ...context };
 }
 
+/**
+ * When the report's wait ended, on the service's clock: operations' timestamps are the service's,
+ * so how long one has run is read against this.
+ */
+export const serviceEnd = (report: Report): number => report.finishedAt + report.serviceAheadMs;
+
 /** The report of a step whose inputs were wrong: nothing was asked of the API. */
 export function inputErrorReport(message: string, startedAt: number, now: number): Report {
   return {

@@ -8,7 +8,7 @@ import type { DatabaseCheck } from '../database/probe.js';
 import type { RequestOutcome } from '../neon/request.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus, shownAs, statusLabel, statusMarker } from '../wait/status.js';
-import type { MainEnding, Report } from './model.js';
+import { type MainEnding, type Report, serviceEnd } from './model.js';
 import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
@@ -168,8 +168,7 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
   const lines: string[] = [];
   const { awaited, others, repeated } = view;
   const { recent } = report;
-  // Operations' timestamps are the service's: how long one has run is read on its clock.
-  const now = report.finishedAt + report.serviceAheadMs;
+  const now = serviceEnd(report);
   const words = modeWords(report.kind);
   const tableOf = (ops: readonly AwaitedOperation[], errorsShown?: Set<string>, note?: string) => {
     const { projectId, consoleLinks } = report;
