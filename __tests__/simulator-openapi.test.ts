@@ -1296,6 +1296,27 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, dele
     expectError(await call('GET', `${base}/branches/br-none-0000/roles`), 404, /branch not found/);
   });
 
+  it('GET one role, its password and one database, as create-branch-action reads them', async () => {
+    const branchPath = `${base}/branches/${idOf('preview/pr-12')}`;
+    const template = '/projects/{project_id}/branches/{branch_id}';
+    const role = await call('GET', `${branchPath}/roles/neondb_owner`);
+    expectAnswer(role, `${template}/roles/{role_name}`, 'get', 200);
+    const secret = await call<{ password: string }>(
+      'GET',
+      `${branchPath}/roles/neondb_owner/reveal_password`
+    );
+    expectAnswer(secret, `${template}/roles/{role_name}/reveal_password`, 'get', 200);
+    const uri = await call<{ uri: string }>(
+      'GET',
+      `${base}/connection_uri?branch_id=${idOf('preview/pr-12')}&database_name=neondb&role_name=neondb_owner`
+    );
+    expect(new URL(uri.body.uri).password).toBe(secret.body.password);
+    const database = await call('GET', `${branchPath}/databases/neondb`);
+    expectAnswer(database, `${template}/databases/{database_name}`, 'get', 200);
+    expectError(await call('GET', `${branchPath}/roles/nobody`), 404, /role not found/);
+    expectError(await call('GET', `${branchPath}/databases/other`), 404, /database not found/);
+  });
+
   it.each([
     ['the default branch', 'main', /default branch/],
     ['a protected branch', 'production', /protected/],

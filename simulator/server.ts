@@ -662,7 +662,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   });
 
   function read(x: Exchange, p: ProjectScript, route: string, segments: string[], url: URL): void {
-    const [, , , id, sub] = segments;
+    const [, , , id, sub, name, more] = segments;
+    if (name !== undefined && (sub === 'roles' || sub === 'databases'))
+      return roleOrDatabase(x, p, id as string, sub, name, more);
     switch (route) {
       case '/projects/{project_id}/branches':
         return listBranches(x, p, url);
@@ -703,6 +705,31 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       }
     }
     return error(x, 404, 'not found');
+  }
+
+  /**
+   * One role (`…/roles/{role_name}`, its password at `…/reveal_password`) or one database
+   * (`…/databases/{database_name}`) of a branch: the owner role and its database only.
+   */
+  function roleOrDatabase(
+    x: Exchange,
+    p: ProjectScript,
+    branchId: string,
+    kind: 'roles' | 'databases',
+    name: string,
+    more: string | undefined
+  ): void {
+    const branch = branchById(p.id, branchId);
+    if (!branch) return error(x, 404, `branch not found: ${branchId}`);
+    const at = iso(branch.created);
+    if (kind === 'databases') {
+      if (name !== DATABASE || more) return error(x, 404, `database not found: ${name}`);
+      return send(x, 200, { database: databaseBody(branch.id, at) });
+    }
+    if (name !== ROLE) return error(x, 404, `role not found: ${name}`);
+    if (more === 'reveal_password') return send(x, 200, { password: passwordOf(branch.id) });
+    if (more) return error(x, 404, 'not found');
+    send(x, 200, { role: roleBody(branch.id, at) });
   }
 
   /**
