@@ -42,6 +42,7 @@ import {
 } from './peers.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { type LockedJob, type RequestPeer, requestPeers, runLocked } from './locked.js';
+import { previewRows } from './preview.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PROJECT = 'bench-project-1';
@@ -705,7 +706,7 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or wrong, or locked) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// BENCH_ONLY=learned (or wrong, locked, preview) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
 // parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
 // BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
@@ -720,6 +721,10 @@ if (only === 'wrong') {
 }
 if (only === 'locked') {
   console.log(await lockedTable());
+  process.exit(0);
+}
+if (only === 'preview') {
+  console.log(table(['case', 'tool', 'what happened', 'goal'], await previewRows()));
   process.exit(0);
 }
 console.log('## Noticing the end of one operation (simulated time)\n');
@@ -744,6 +749,8 @@ console.log(
 console.log(await crowdTable());
 console.log('\n## A locked project: the request before the wait (simulated time)\n');
 console.log(await lockedTable());
+console.log('\n## Preview branches by name (simulated time)\n');
+console.log(table(['case', 'tool', 'what happened', 'goal'], await previewRows()));
 console.log(
   '\n## Start-up, end-to-end latency and memory (real time, dist/index.js and dist/cli as they run)\n'
 );

@@ -278,7 +278,7 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
  * One request with node:http (a new connection each, as the peers' clients would open), read
  * whole; a reset or a refused connection rejects.
  */
-function send(url: string, method: string, body: unknown): Promise<Answer> {
+export function send(url: string, method: string, body: unknown): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(

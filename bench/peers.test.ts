@@ -9,7 +9,9 @@ import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js'
 import { startSimulator } from '../simulator/server.js';
 import {
   actionPeer,
+  createBranchActionV6,
   type JobResult,
+  neonCliPeer,
   type JobSpec,
   runPeer,
   sdkPeer,
@@ -18,6 +20,7 @@ import {
 } from './peers.js';
 import type { Simulator } from '../simulator/server.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
+import { PREVIEW_NAME, runPreview } from './preview.js';
 
 const PROJECT = 'peer-project-1';
 const job = (...timeline: Parameters<typeof operation>[2]): JobSpec[] => [
@@ -167,5 +170,54 @@ describe('simulated time', () => {
     } finally {
       await real.close();
     }
+  });
+});
+
+/**
+ * The preview-branch peers do what their sources do (bench/peers.ts cites them), counted in
+ * endings and branches: found by name on a rerun, no retry of a lost answer or a 409, neonctl's
+ * 423 retries, and a closing job that fails once the branch is gone.
+ */
+describe('the preview-branch peers', () => {
+  it('a PR run 3 times then closed twice: both reuse the branch; the second close fails', async () => {
+    for (const peer of [createBranchActionV6, neonCliPeer]) {
+      const run = await runPreview(peer, 'workflow');
+      expect(run.creates.map((job) => [job?.ending, job?.created])).toEqual([
+        ['success', true],
+        ['success', false],
+        ['success', false]
+      ]);
+      expect(new Set(run.creates.map((job) => job?.branchId)).size).toBe(1);
+      expect([run.branches, run.left]).toEqual([1, 0]);
+      expect(run.closes.map((job) => job?.ending)).toEqual(['success', 'error']);
+      expect(run.closes[1]?.detail).toBe(`Branch ${PREVIEW_NAME} not found`);
+    }
+  });
+
+  it('the answer lost after the create was applied: the job fails, the branch exists', async () => {
+    for (const peer of [createBranchActionV6, neonCliPeer]) {
+      const run = await runPreview(peer, 'lost answer');
+      expect(run.creates[0]?.ending).toBe('error');
+      expect(run.branches).toBe(1);
+    }
+  });
+
+  it('10 jobs at once: one creates the branch, the nine others fail on 409', async () => {
+    for (const peer of [createBranchActionV6, neonCliPeer]) {
+      const run = await runPreview(peer, 'ten at once');
+      expect(run.branches).toBe(1);
+      expect(run.creates.filter((job) => job?.ending === 'success')).toHaveLength(1);
+      expect(run.creates.filter((job) => job?.detail === 'create: HTTP 409')).toHaveLength(9);
+    }
+  });
+
+  it('locked 6 s: create-branch-action fails on the 423; neon retries 3 s apart, accepted at 6 s', async () => {
+    const action = await runPreview(createBranchActionV6, 'locked');
+    expect(action.creates[0]).toMatchObject({ ending: 'error', detail: 'create: HTTP 423' });
+    expect(action.branches).toBe(0);
+    const cli = await runPreview(neonCliPeer, 'locked');
+    expect(cli.creates[0]).toMatchObject({ ending: 'success', created: true });
+    // POSTs at 0, 3 and 6 s; the lock ends at 6 s.
+    expect(cli.createdAt).toBe(6000);
   });
 });

@@ -393,3 +393,184 @@ export function crowdOfOneAccount(count = CROWD, seed = 7): JobSpec[] {
     };
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Preview branches (issue 35): get-or-create a branch by name, delete it when the pull request
+// closes. Each peer does what its sources do today (read 2026-11), as the requests it sends.
+// ---------------------------------------------------------------------------------------------
+
+export interface PreviewAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** What a preview job is given: the project, the branch's name, and how to send and sleep. */
+export interface PreviewContext {
+  projectId: string;
+  name: string;
+  /** One request; a network error (a reset, a refused connection) throws. */
+  call(method: string, path: string, body?: unknown): Promise<PreviewAnswer>;
+  sleep(ms: number): Promise<void>;
+}
+
+/** How a job ended, and the branch it ended with. */
+export interface PreviewEnding {
+  ending: Ending;
+  branchId?: string;
+  /** The tool's own `created` (create-branch-action's output, checkout's log): undefined if it has none. */
+  created?: boolean;
+  detail?: string;
+}
+
+export interface PreviewPeer {
+  name: string;
+  /** The job of `opened` / `synchronize`: a branch of that name, made or found. */
+  create(ctx: PreviewContext): Promise<PreviewEnding>;
+  /** The job of `closed`: the branch of that name deleted. */
+  remove(ctx: PreviewContext): Promise<PreviewEnding>;
+}
+
+type BranchItem = { id: string; name: string; default?: boolean };
+const branchesOf = (answer: PreviewAnswer): BranchItem[] =>
+  (answer.body.branches ?? []) as BranchItem[];
+const failed = (what: string, answer: PreviewAnswer): PreviewEnding => ({
+  ending: 'error',
+  detail: `${what}: HTTP ${answer.status}`
+});
+/** A network error ends a job: none of these tools retries one. */
+const thrown = (error: unknown): PreviewEnding => ({
+  ending: 'error',
+  detail: (error as Error).message
+});
+
+/**
+ * neonctl's `retryOnLock`, the same in neonctl 2.22.0 (neondatabase/neonctl 52c493d, `src/api.ts`)
+ * and in `neon` 6 (neondatabase/neon-pkgs 5756137, `packages/cli/src/api.ts`): on 423, wait 3 s and
+ * send again, 5 times in all; then the last 423 is the error. Anything else is answered at once.
+ */
+async function retryOnLock(
+  ctx: PreviewContext,
+  send: () => Promise<PreviewAnswer>
+): Promise<PreviewAnswer> {
+  let answer = await send();
+  for (let attempt = 1; answer.status === 423 && attempt < 5; attempt++) {
+    await ctx.sleep(3000);
+    answer = await send();
+  }
+  if (answer.status === 423) await ctx.sleep(3000);
+  return answer;
+}
+
+/**
+ * The closing job of both peers: neonctl's `branches delete NAME` (delete-branch-action
+ * aed9ab1 runs `neonctl@2.22.0`; `neon` 6 the same in neon-pkgs b30e06b
+ * `packages/cli/src/commands/branches.ts` `deleteBranch`): the name resolved by listing the
+ * project's branches (`branchIdResolve`, one unpaged `listProjectBranches`), "Branch NAME not
+ * found" when none has it, then the DELETE with `retryOnLock`.
+ */
+async function neonctlDelete(ctx: PreviewContext): Promise<PreviewEnding> {
+  try {
+    const list = await ctx.call('GET', `/projects/${ctx.projectId}/branches`);
+    if (list.status !== 200) return failed('list branches', list);
+    const branch = branchesOf(list).find((b) => b.name === ctx.name);
+    if (!branch) return { ending: 'error', detail: `Branch ${ctx.name} not found` };
+    const path = `/projects/${ctx.projectId}/branches/${branch.id}`;
+    const answer = await retryOnLock(ctx, () => ctx.call('DELETE', path));
+    if (answer.status !== 200 && answer.status !== 204) return failed('delete', answer);
+    return { ending: 'success', branchId: branch.id, detail: 'not waited' };
+  } catch (error) {
+    return thrown(error);
+  }
+}
+
+/**
+ * create-branch-action v6 (neondatabase/create-branch-action fb620d4, `src/branch.ts`):
+ * `getOrCreateBranch` lists `?search=NAME&limit=10000` and takes the branch whose name (or id)
+ * is NAME (`created: false`), else one `createProjectBranch` with a read_write endpoint and the
+ * default parent (`created: true`); then `getConnectionInfo` reads the branch's endpoints, the
+ * database, the role and its password. No retry of anything (axios, 10 s timeout), no wait for the
+ * operations. Closing: delete-branch-action (neondatabase/delete-branch-action aed9ab1,
+ * `action.yaml`), `neonctl@2.22.0 branches delete NAME`.
+ */
+export const createBranchActionV6: PreviewPeer = {
+  name: 'create-branch-action v6 + delete-branch-action',
+  async create(ctx) {
+    const base = `/projects/${ctx.projectId}/branches`;
+    try {
+      const found = await ctx.call(
+        'GET',
+        `${base}?search=${encodeURIComponent(ctx.name)}&limit=10000`
+      );
+      if (found.status !== 200) return failed('list branches', found);
+      let branch = branchesOf(found).find((b) => b.name === ctx.name || b.id === ctx.name);
+      const created = !branch;
+      if (!branch) {
+        const answer = await ctx.call('POST', base, {
+          endpoints: [{ type: 'read_write', suspend_timeout_seconds: 0 }],
+          branch: { name: ctx.name }
+        });
+        if (answer.status !== 201) return failed('create', answer);
+        branch = answer.body.branch as BranchItem;
+      }
+      const at = `${base}/${branch.id}`;
+      const endpoints = await ctx.call('GET', `${at}/endpoints`);
+      const readWrite = ((endpoints.body.endpoints ?? []) as Array<{ type: string }>).some(
+        (e) => e.type === 'read_write'
+      );
+      if (endpoints.status !== 200 || !readWrite) return failed('endpoints', endpoints);
+      for (const path of [
+        `${at}/databases/neondb`,
+        `${at}/roles/neondb_owner`,
+        `${at}/roles/neondb_owner/reveal_password`
+      ]) {
+        const answer = await ctx.call('GET', path);
+        if (answer.status !== 200) return failed('connection info', answer);
+      }
+      return { ending: 'success', branchId: branch.id, created, detail: 'not waited' };
+    } catch (error) {
+      return thrown(error);
+    }
+  },
+  remove: neonctlDelete
+};
+
+/**
+ * `neon` 6, `neon checkout NAME --create --no-env-pull` (neondatabase/neon-pkgs: `--create` from
+ * PR #588, "Existing name with `--create`: checks out the existing branch"; the flow in
+ * `packages/cli/src/commands/checkout.ts` 6eadae4 `resolveBranchId`, and
+ * `packages/cli/src/utils/branch_picker.ts` 72a1d9b `createBranch`): one unpaged list of the
+ * project's branches, the one named NAME taken as it is; else a POST with the default branch as
+ * parent and a read_write endpoint, with `retryOnLock` (5 × 3 s). A 409 (another job made it in
+ * between) is an error: nothing looks again. It does not wait for the operations. The org lookup
+ * (`GET /projects/{id}`, whose failure it ignores) is left out. Closing: `neon branches delete NAME`.
+ */
+export const neonCliPeer: PreviewPeer = {
+  name: 'neon 6 (checkout --create, branches delete)',
+  async create(ctx) {
+    const base = `/projects/${ctx.projectId}/branches`;
+    try {
+      const list = await ctx.call('GET', base);
+      if (list.status !== 200) return failed('list branches', list);
+      const branches = branchesOf(list);
+      const existing = branches.find((b) => b.name === ctx.name);
+      if (existing) return { ending: 'success', branchId: existing.id, created: false };
+      const parent = branches.find((b) => b.default);
+      if (!parent) return { ending: 'error', detail: 'No default branch found' };
+      const answer = await retryOnLock(ctx, () =>
+        ctx.call('POST', base, {
+          branch: { name: ctx.name, parent_id: parent.id },
+          endpoints: [{ type: 'read_write' }]
+        })
+      );
+      if (answer.status !== 201) return failed('create', answer);
+      const branch = answer.body.branch as BranchItem;
+      return { ending: 'success', branchId: branch.id, created: true, detail: 'not waited' };
+    } catch (error) {
+      return thrown(error);
+    }
+  },
+  remove: neonctlDelete
+};
+
+/** The tools of the preview-branch cases, side by side. */
+export const PREVIEW_PEERS: PreviewPeer[] = [createBranchActionV6, neonCliPeer];

@@ -1,0 +1,190 @@
+import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenario.js';
+import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import { VirtualTime } from '../simulator/virtual-time.js';
+import { send } from './locked.js';
+import {
+  EPOCH,
+  type PreviewContext,
+  type PreviewEnding,
+  type PreviewPeer,
+  PREVIEW_PEERS
+} from './peers.js';
+
+/**
+ * The preview-branch cases of issue 35, each tool on the same scenario (the simulator, Neon's rate
+ * limits on, 2 s operations, on simulated time): a pull request's workflow run three times then
+ * closed twice, the create's answer lost after it was applied, ten jobs creating one name at once,
+ * and a project locked 6 s.
+ */
+
+export const PREVIEW_PROJECT = 'preview-project-1';
+export const PREVIEW_NAME = 'preview/pr-42';
+export const LOCK_ENDS = 6000;
+/** Between the runs of the pull request's workflow: a push, then a rerun, minutes apart. */
+const BETWEEN_RUNS = 5 * 60_000;
+
+export type PreviewCase = 'workflow' | 'lost answer' | 'ten at once' | 'locked';
+export const PREVIEW_CASES: PreviewCase[] = ['workflow', 'lost answer', 'ten at once', 'locked'];
+
+export interface PreviewRun {
+  /** The create jobs, in order (the workflow's three runs, or the jobs at once). */
+  creates: Array<PreviewEnding | undefined>;
+  /** The closing jobs (the workflow only). */
+  closes: Array<PreviewEnding | undefined>;
+  /** Branches of the name once the creates are done, and after the closing jobs. */
+  branches: number;
+  left: number;
+  /** Simulated ms when the branch was made, if it was. */
+  createdAt?: number;
+  requests: number;
+}
+
+/**
+ * This action's side: the engine's `create_branch` / `delete_branch` (issue 35), one function
+ * each. NOT WIRED: that engine is being written on branch h-preview and is not on this branch;
+ * until it is, the table says "not wired" and prints no figure for this action.
+ */
+export const OUR_SIDE: PreviewPeer | undefined = undefined;
+
+export async function runPreview(peer: PreviewPeer, kase: PreviewCase): Promise<PreviewRun> {
+  const time = new VirtualTime(EPOCH);
+  let sim: Simulator | undefined;
+  try {
+    sim = await startSimulator({
+      scenario: {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PREVIEW_PROJECT, { owner_id: 'user-1' })],
+        operations: kase === 'locked' ? [lock(PREVIEW_PROJECT, 0, LOCK_ENDS)] : [],
+        ...seededBranches(PREVIEW_PROJECT, [{ name: 'main' }])
+      },
+      clock: () => time.elapsed(),
+      epoch: EPOCH,
+      rateLimit: NEON_RATE_LIMIT,
+      operationMs: 2000
+    });
+    const s = sim;
+    const ctx: PreviewContext = {
+      projectId: PREVIEW_PROJECT,
+      name: PREVIEW_NAME,
+      call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
+      sleep: (ms) => time.clock.sleep(ms)
+    };
+    const named = (): number =>
+      s.branches(PREVIEW_PROJECT).filter((b) => b.name === PREVIEW_NAME).length;
+    if (kase === 'lost answer')
+      s.inject({ kind: 'reset-after-apply' }, { times: 1, method: 'POST', match: '/branches' });
+    const jobs = kase === 'ten at once' ? 10 : 1;
+    const limitMs = 30 * 60_000;
+    let creates: Array<PreviewEnding | undefined>;
+    let closes: Array<PreviewEnding | undefined> = [];
+    let branches = 0;
+    let createdAt: number | undefined;
+    if (kase === 'workflow') {
+      const [done] = await time.run(
+        [
+          (async () => {
+            const runs: PreviewEnding[] = [];
+            for (let i = 0; i < 3; i++) {
+              runs.push(await peer.create(ctx));
+              await ctx.sleep(BETWEEN_RUNS);
+            }
+            branches = named();
+            createdAt = s.branches(PREVIEW_PROJECT).find((b) => b.name === PREVIEW_NAME)?.created;
+            const closing: PreviewEnding[] = [];
+            for (let i = 0; i < 2; i++) {
+              closing.push(await peer.remove(ctx));
+              await ctx.sleep(BETWEEN_RUNS);
+            }
+            return { runs, closing };
+          })()
+        ],
+        limitMs
+      );
+      creates = done?.runs ?? [undefined, undefined, undefined];
+      closes = done?.closing ?? [undefined, undefined];
+    } else {
+      creates = await time.run(
+        Array.from({ length: jobs }, () => peer.create(ctx)),
+        limitMs
+      );
+      branches = named();
+      createdAt = s.branches(PREVIEW_PROJECT).find((b) => b.name === PREVIEW_NAME)?.created;
+    }
+    return { creates, closes, branches, left: named(), createdAt, requests: s.requests.length };
+  } finally {
+    await sim?.close();
+    time.dispose();
+  }
+}
+
+const green = (jobs: Array<PreviewEnding | undefined>): number =>
+  jobs.filter((job) => job?.ending === 'success').length;
+const firstFailure = (jobs: Array<PreviewEnding | undefined>): string => {
+  const job = jobs.find((j) => j?.ending !== 'success');
+  return job ? `; first failure: ${job.detail ?? job.ending}` : '';
+};
+
+/** One row of the table: case, tool, what happened, the goal. */
+export function previewRow(kase: PreviewCase, peer: string, run: PreviewRun): string[] {
+  switch (kase) {
+    case 'workflow':
+      return [
+        'a PR run 3× (create, push, rerun), then closed twice',
+        peer,
+        `${green(run.creates)}/3 runs green, ${run.branches} branch; ${green(run.closes)}/2 closing runs green, ${run.left} branch left${firstFailure([...run.creates, ...run.closes])}`,
+        '3 green, 1 branch, deleted; closing twice green'
+      ];
+    case 'lost answer': {
+      const job = run.creates[0];
+      return [
+        "the create's answer lost after it was applied",
+        peer,
+        `${job?.ending ?? 'still waiting'}${job?.detail ? ` (${job.detail})` : ''}; ${run.branches} branch; created: ${String(job?.created)}`,
+        '1 branch, green, created: true'
+      ];
+    }
+    case 'ten at once': {
+      const ids = new Set(
+        run.creates.flatMap((j) => (j?.ending === 'success' && j.branchId ? [j.branchId] : []))
+      );
+      return [
+        '10 jobs create one name at once',
+        peer,
+        `${green(run.creates)}/10 green with ${ids.size} distinct id(s); ${run.branches} branch; ${run.creates.filter((j) => j?.created === true).length} say created${firstFailure(run.creates)}`,
+        '1 branch; 10 green with its id'
+      ];
+    }
+    case 'locked': {
+      const job = run.creates[0];
+      const after =
+        run.createdAt === undefined
+          ? 'never accepted'
+          : `accepted ${((run.createdAt - LOCK_ENDS) / 1000).toFixed(1)} s after the lock`;
+      return [
+        'a project locked 6 s, then free',
+        peer,
+        `${job?.ending ?? 'still waiting'}${job?.detail ? ` (${job.detail})` : ''}; ${after}`,
+        'accepted ≤ 1 s after the lock'
+      ];
+    }
+  }
+}
+
+/** Every case for every tool; this action's rows say "not wired" until `OUR_SIDE` is. */
+export async function previewRows(): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const kase of PREVIEW_CASES) {
+    if (OUR_SIDE)
+      rows.push(previewRow(kase, `this action (create_branch)`, await runPreview(OUR_SIDE, kase)));
+    else
+      rows.push([
+        kase,
+        'this action (create_branch)',
+        'not wired: create_branch is not on this branch yet',
+        ''
+      ]);
+    for (const peer of PREVIEW_PEERS)
+      rows.push(previewRow(kase, peer.name, await runPreview(peer, kase)));
+  }
+  return rows;
+}
