@@ -6,7 +6,14 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_KEY, lock, operation, project, type Scenario } from '../simulator/scenario.js';
+import {
+  DEFAULT_KEY,
+  lock,
+  operation,
+  project,
+  seededBranches,
+  type Scenario
+} from '../simulator/scenario.js';
 import {
   LOCKED_MESSAGE,
   NEON_RATE_LIMIT,
@@ -353,4 +360,95 @@ describe('mutations', () => {
       expect(Object.values(s.requests[0] ?? {})).not.toContain('{"branch":{"name":"x"}}');
     }
   );
+
+  describe('branches by name', () => {
+    const seeded = (): Scenario => ({
+      keys,
+      projects: [project(PROJECT, { owner_id: 'u' })],
+      operations: [],
+      ...seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-1' }])
+    });
+    /** Sends `count` creates of one name at once; `gather` holds them until all have arrived. */
+    async function createAtOnce(s: Simulator, count: number, name: string): Promise<number[]> {
+      s.gather(count, { method: 'POST', match: '/branches' });
+      const replies = await Promise.all(
+        Array.from({ length: count }, () => send(s, 'POST', branches, { branch: { name } }))
+      );
+      return replies.map((r) => r.status);
+    }
+    const named = (s: Simulator, name: string) =>
+      s.branches(PROJECT).filter((b) => b.name === name);
+
+    it('10 creators of one name at once: exactly one 201, nine 409, one branch', async () => {
+      const s = await start(seeded());
+      const statuses = await createAtOnce(s, 10, 'preview/pr-2');
+      expect(statuses.filter((st) => st === 201)).toHaveLength(1);
+      expect(statuses.filter((st) => st === 409)).toHaveLength(9);
+      expect(named(s, 'preview/pr-2')).toHaveLength(1);
+    });
+
+    it('at once while another operation holds the project: all 423; once free, one 201 and 409s', async () => {
+      const s = await start({ ...seeded(), operations: [lock(PROJECT, 0, 6000)] });
+      expect(await createAtOnce(s, 5, 'preview/pr-3')).toEqual(Array(5).fill(423));
+      now = 6000;
+      expect(await createAtOnce(s, 5, 'preview/pr-3')).toEqual([201, 409, 409, 409, 409]);
+      expect(named(s, 'preview/pr-3')).toHaveLength(1);
+    });
+
+    it('the answer lost after the create was applied: sending it again answers 409, one branch', async () => {
+      const s = await start(seeded());
+      s.inject({ kind: 'reset-after-apply' }, { times: 1, method: 'POST' });
+      await expect(
+        fetch(`${s.url}${branches}`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${DEFAULT_KEY}` },
+          body: JSON.stringify({ branch: { name: 'preview/pr-4' } })
+        })
+      ).rejects.toThrow();
+      const again = await send(s, 'POST', branches, { branch: { name: 'preview/pr-4' } });
+      expect(again).toEqual({
+        status: 409,
+        body: { code: '', message: 'branch with the provided name "preview/pr-4" already exists' }
+      });
+      expect(named(s, 'preview/pr-4')).toHaveLength(1);
+    });
+
+    it('a branch past its expires_at is gone from every read, and its name free', async () => {
+      const epoch = Date.UTC(2026, 10, 2, 10, 0, 0);
+      const s = await startSimulator({ scenario: seeded(), clock: () => now, epoch });
+      sim = s;
+      const expires = new Date(epoch + 3_600_000).toISOString().replace('.000Z', 'Z');
+      const created = await send(s, 'POST', branches, {
+        branch: { name: 'preview/pr-5', expires_at: expires }
+      });
+      expect(created.status).toBe(201);
+      const id = (created.body.branch as { id: string; expires_at: string }).id;
+      expect((created.body.branch as { expires_at: string }).expires_at).toBe(expires);
+      now = 3_600_000 + 1000;
+      expect((await send(s, 'GET', `${branches}/${id}`)).status).toBe(404);
+      expect(named(s, 'preview/pr-5')).toHaveLength(0);
+      expect((await send(s, 'POST', branches, { branch: { name: 'preview/pr-5' } })).status).toBe(
+        201
+      );
+    });
+
+    it('deleting a branch starts its operations; it is gone at once, its name free once they end', async () => {
+      const s = await start(seeded());
+      const id = named(s, 'preview/pr-1')[0]?.id as string;
+      const gone = await send(s, 'DELETE', `${branches}/${id}`);
+      expect(gone.status).toBe(200);
+      expect((gone.body.operations as unknown[]).length).toBeGreaterThan(0);
+      expect((await send(s, 'GET', `${branches}/${id}`)).status).toBe(404);
+      const found = await send(s, 'GET', `${branches}?search=pr-1`);
+      expect(found.body.branches).toEqual([]);
+      // Its operations hold the project: a create of the same name waits for them (423), then 201.
+      expect((await send(s, 'POST', branches, { branch: { name: 'preview/pr-1' } })).status).toBe(
+        423
+      );
+      now = 60_000;
+      expect((await send(s, 'POST', branches, { branch: { name: 'preview/pr-1' } })).status).toBe(
+        201
+      );
+    });
+  });
 });

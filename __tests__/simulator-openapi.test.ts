@@ -20,6 +20,7 @@ import {
   DEFAULT_KEY,
   operation,
   project,
+  seededBranches,
   type OperationScript,
   type Scenario,
   type StepScript
@@ -1043,5 +1044,283 @@ describe('mutations and the reads after them', () => {
     idle();
     const body = name === 'an unknown parent' ? { branch: { parent_id: 'br-none' } } : {};
     expectError(await call(method, path, body), 404);
+  });
+});
+
+describe('branches by name: 409, search, one branch, connection_uri, roles, deletion', () => {
+  const PROJECT_B = 'proud-leaf-12345678';
+  const base = `/projects/${PROJECT_B}`;
+  let clockMs = 0;
+  let named: Simulator;
+  const seeded = seededBranches(PROJECT_B, [
+    { name: 'main' },
+    { name: 'production', protected: true },
+    { name: 'preview/pr-1' },
+    { name: 'preview/pr-12' },
+    { name: 'preview/PR-120-child', parent: 'preview/pr-12' }
+  ]);
+  const idOf = (name: string): string => seeded.branches.find((b) => b.name === name)?.id as string;
+
+  beforeAll(async () => {
+    named = await startSimulator({
+      scenario: {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT_B, { owner_id: 'user-1' })],
+        operations: [],
+        ...seeded
+      },
+      clock: () => clockMs,
+      epoch: EPOCH
+    });
+  });
+  afterAll(async () => {
+    await named?.close();
+  });
+
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown
+  ): Promise<Reply<T>> {
+    const res = await fetch(`${named.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+  }
+  /** The answer has this status and the document's shape for it on this route. */
+  const expectAnswer = (reply: Reply<unknown>, path: string, method: string, status: number) => {
+    expect(reply.status).toBe(status);
+    expectApiHeaders(reply);
+    expect(problems(responseValidator(path, method, status), reply.body)).toEqual([]);
+  };
+  const expectError = (reply: Reply<unknown>, status: number, message: string | RegExp) => {
+    expect(reply.status).toBe(status);
+    expectApiHeaders(reply);
+    expect(problems(validate.generalError, reply.body)).toEqual([]);
+    expect(reply.body).toEqual({ code: '', message: expect.stringMatching(message) });
+  };
+  /** Moves the clock past every operation started so far. */
+  const idle = (): void => {
+    clockMs += 60_000;
+  };
+  interface BranchBody {
+    id: string;
+    name: string;
+    default: boolean;
+    protected: boolean;
+    parent_id?: string;
+    expires_at?: string;
+    created_at: string;
+  }
+  type ListBody = {
+    branches: BranchBody[];
+    pagination: { next?: string; sort_by: string; sort_order: string };
+  };
+
+  it("POST with a name that exists: 409 as GeneralError, the service's message", async () => {
+    const reply = await call('POST', `${base}/branches`, { branch: { name: 'preview/pr-1' } });
+    expectError(reply, 409, /^branch with the provided name "preview\/pr-1" already exists$/);
+    expect(named.branches(PROJECT_B).filter((b) => b.name === 'preview/pr-1')).toHaveLength(1);
+  });
+
+  it('POST with expires_at and protected: 201 as CreatedBranch, both returned, created_at on the clock', async () => {
+    idle();
+    const expires = new Date(EPOCH + clockMs + 7 * 86_400_000).toISOString().slice(0, 19) + 'Z';
+    const reply = await call<{ branch: BranchBody }>('POST', `${base}/branches`, {
+      branch: { name: 'preview/pr-7', parent_id: idOf('production'), expires_at: expires },
+      endpoints: [{ type: 'read_write' }]
+    });
+    expectAnswer(reply, '/projects/{project_id}/branches', 'post', 201);
+    expect(reply.body.branch).toMatchObject({
+      name: 'preview/pr-7',
+      parent_id: idOf('production'),
+      expires_at: expires,
+      protected: false,
+      default: false,
+      created_at: new Date(EPOCH + clockMs).toISOString().slice(0, 19) + 'Z'
+    });
+  });
+
+  it.each([
+    ['expires_at in the past', { name: 'x-1', expires_at: '2020-01-01T00:00:00Z' }, /future/],
+    ['expires_at not RFC 3339', { name: 'x-2', expires_at: 'in 7 days' }, /expires_at/],
+    ['an empty name', { name: '' }, /branch\.name/],
+    ['protected not a boolean', { name: 'x-3', protected: 'yes' }, /protected/]
+  ])('POST with %s: 400 as GeneralError, nothing created', async (_, branch, message) => {
+    idle();
+    const before = named.branches(PROJECT_B).length;
+    expectError(await call('POST', `${base}/branches`, { branch }), 400, message);
+    expect(named.branches(PROJECT_B)).toHaveLength(before);
+  });
+
+  it('POST with an unknown parent: 404 as GeneralError', async () => {
+    expectError(
+      await call('POST', `${base}/branches`, { branch: { name: 'x', parent_id: 'br-none' } }),
+      404,
+      /branch not found: br-none/
+    );
+  });
+
+  it('POST while the project is busy with a new name: 423 (a taken name still 409)', async () => {
+    idle();
+    expect((await call('POST', `${base}/branches`, { branch: { name: 'busy-1' } })).status).toBe(
+      201
+    );
+    const locked = await call('POST', `${base}/branches`, { branch: { name: 'busy-2' } });
+    expect(locked.status).toBe(423);
+    expect(problems(validate.generalError, locked.body)).toEqual([]);
+    expectError(
+      await call('POST', `${base}/branches`, { branch: { name: 'busy-1' } }),
+      409,
+      /already exists/
+    );
+  });
+
+  it('GET ?search= matches part of a name or an id, whatever the case, as the list shape', async () => {
+    idle();
+    const names = async (term: string): Promise<string[]> => {
+      const reply = await call<ListBody>(
+        'GET',
+        `${base}/branches?search=${encodeURIComponent(term)}`
+      );
+      expectAnswer(reply, '/projects/{project_id}/branches', 'get', 200);
+      return reply.body.branches.map((b) => b.name).sort();
+    };
+    expect(await names('preview/pr-1')).toEqual([
+      'preview/PR-120-child',
+      'preview/pr-1',
+      'preview/pr-12'
+    ]);
+    expect(await names('PR-12')).toEqual(['preview/PR-120-child', 'preview/pr-12']);
+    const id = idOf('production');
+    expect(await names(id.slice(3, 14).toUpperCase())).toEqual(['production']);
+    expect(await names('no-such-branch')).toEqual([]);
+  });
+
+  it('GET with limit walks every branch once by the cursor, `pagination` as CursorPagination', async () => {
+    const all = (await call<ListBody>('GET', `${base}/branches?sort_by=name&sort_order=asc`)).body;
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 20; i++) {
+      const query = new URLSearchParams({
+        limit: '2',
+        sort_by: 'name',
+        sort_order: 'asc',
+        ...(cursor ? { cursor } : {})
+      });
+      const page = await call<ListBody>('GET', `${base}/branches?${query}`);
+      expectAnswer(page, '/projects/{project_id}/branches', 'get', 200);
+      expect(problems(strict(SCHEMA('CursorPagination')), page.body.pagination)).toEqual([]);
+      expect(page.body.pagination).toMatchObject({ sort_by: 'name', sort_order: 'asc' });
+      seen.push(...page.body.branches.map((b) => b.name));
+      cursor = page.body.pagination.next;
+      if (!cursor) break;
+      expect(page.body.branches).toHaveLength(2);
+    }
+    expect(seen).toEqual(all.branches.map((b) => b.name));
+    expect(seen).toEqual([...seen].sort());
+    expect(new Set(seen).size).toBe(named.branches(PROJECT_B).length);
+    expectError(await call('GET', `${base}/branches?cursor=nonsense`), 400, /cursor/);
+    expectError(await call('GET', `${base}/branches?limit=0`), 400, /limit/);
+  });
+
+  it('GET one branch: 200 with default, protected, parent_id and expires_at', async () => {
+    const one = await call<{ branch: BranchBody }>('GET', `${base}/branches/${idOf('production')}`);
+    expectAnswer(one, '/projects/{project_id}/branches/{branch_id}', 'get', 200);
+    expect(one.body.branch).toMatchObject({
+      name: 'production',
+      default: false,
+      protected: true,
+      parent_id: idOf('main')
+    });
+    const main = await call<{ branch: BranchBody }>('GET', `${base}/branches/${idOf('main')}`);
+    expect(main.body.branch).toMatchObject({ default: true, protected: false });
+    expect(main.body.branch.parent_id).toBeUndefined();
+    expectError(await call('GET', `${base}/branches/br-none-0000`), 404, /branch not found/);
+  });
+
+  it('GET connection_uri: 200 as ConnectionURIResponse; pooled adds -pooler; 400 and 404', async () => {
+    const path = '/projects/{project_id}/connection_uri';
+    const ask = (query: Record<string, string>) =>
+      call<{ uri: string }>('GET', `${base}/connection_uri?${new URLSearchParams(query)}`);
+    const target = { database_name: 'neondb', role_name: 'neondb_owner' };
+    const direct = await ask({ ...target, branch_id: idOf('preview/pr-12') });
+    expectAnswer(direct, path, 'get', 200);
+    const url = new URL(direct.body.uri);
+    expect(url.hostname).toBe(
+      `${idOf('preview/pr-12').replace(/^br-/, 'ep-')}.us-east-2.aws.neon.tech`
+    );
+    expect(url.username).toBe('neondb_owner');
+    expect(url.pathname).toBe('/neondb');
+    const pooled = await ask({ ...target, branch_id: idOf('preview/pr-12'), pooled: 'true' });
+    expectAnswer(pooled, path, 'get', 200);
+    expect(new URL(pooled.body.uri).hostname).toBe(url.hostname.replace('.', '-pooler.'));
+    // The same password every time: the branch's role has one.
+    expect(new URL(pooled.body.uri).password).toBe(url.password);
+    const byDefault = await ask(target);
+    expect(new URL(byDefault.body.uri).hostname).toMatch(/^ep-main-/);
+    const withEndpoint = await ask({
+      ...target,
+      branch_id: idOf('main'),
+      endpoint_id: idOf('main').replace(/^br-/, 'ep-')
+    });
+    expect(withEndpoint.body.uri).toBe(byDefault.body.uri);
+    expectError(await ask({ database_name: 'neondb' }), 400, /role_name/);
+    expectError(await ask({ role_name: 'neondb_owner' }), 400, /database_name/);
+    expectError(await ask({ ...target, branch_id: 'br-none-0000' }), 404, /branch not found/);
+    expectError(await ask({ ...target, endpoint_id: 'ep-none-0000' }), 404, /endpoint not found/);
+    expectError(await ask({ ...target, role_name: 'nobody' }), 404, /role not found/);
+  });
+
+  it("GET a branch's roles and databases: the owner role and its database", async () => {
+    const branchPath = `${base}/branches/${idOf('preview/pr-1')}`;
+    const roles = await call<{ roles: Array<{ name: string; password?: string }> }>(
+      'GET',
+      `${branchPath}/roles`
+    );
+    expectAnswer(roles, '/projects/{project_id}/branches/{branch_id}/roles', 'get', 200);
+    expect(roles.body.roles.map((r) => [r.name, r.password])).toEqual([
+      ['neondb_owner', undefined]
+    ]);
+    const databases = await call<{ databases: Array<{ name: string; owner_name: string }> }>(
+      'GET',
+      `${branchPath}/databases`
+    );
+    expectAnswer(databases, '/projects/{project_id}/branches/{branch_id}/databases', 'get', 200);
+    expect(databases.body.databases).toMatchObject([
+      { name: 'neondb', owner_name: 'neondb_owner' }
+    ]);
+    expectError(await call('GET', `${base}/branches/br-none-0000/roles`), 404, /branch not found/);
+  });
+
+  it.each([
+    ['the default branch', 'main', /default branch/],
+    ['a protected branch', 'production', /protected/],
+    ['a branch with a child', 'preview/pr-12', /child branches/]
+  ])(
+    'DELETE %s: 400 as GeneralError, before any lock, nothing deleted',
+    async (_, name, message) => {
+      idle();
+      expectError(await call('DELETE', `${base}/branches/${idOf(name)}`), 400, message);
+      expect(named.branches(PROJECT_B).map((b) => b.name)).toContain(name);
+    }
+  );
+
+  it('DELETE a preview branch: 200 with its operations; gone for reads; the name free again', async () => {
+    idle();
+    const id = idOf('preview/pr-1');
+    const reply = await call<{ operations: OperationBody[] }>('DELETE', `${base}/branches/${id}`);
+    expectAnswer(reply, '/projects/{project_id}/branches/{branch_id}', 'delete', 200);
+    expect(reply.body.operations.map((op) => op.action)).toEqual(['delete_timeline']);
+    expectError(await call('GET', `${base}/branches/${id}`), 404, /branch not found/);
+    const found = await call<ListBody>('GET', `${base}/branches?search=preview%2Fpr-1`);
+    expect(found.body.branches.map((b) => b.name)).not.toContain('preview/pr-1');
+    idle();
+    expect((await call('DELETE', `${base}/branches/${id}`)).status).toBe(204);
+    const again = await call('POST', `${base}/branches`, { branch: { name: 'preview/pr-1' } });
+    expectAnswer(again, '/projects/{project_id}/branches', 'post', 201);
   });
 });

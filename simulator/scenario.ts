@@ -73,8 +73,15 @@ export interface BranchScript {
   name: string;
   parent_id?: string;
   default?: boolean;
+  /** A protected branch: the service refuses to delete it. */
+  protected?: boolean;
   created: number;
   states?: Array<[number, string]>;
+  /**
+   * When the branch expires (simulator clock, ms): the service's background job deletes it then,
+   * so from that time it is gone from every read.
+   */
+  expiresAt?: number;
 }
 
 /** A compute endpoint; `idle` from `created` when `states` is left out. */
@@ -292,4 +299,69 @@ export function branchCreation(projectId = 'restless-sun-58231907'): {
     }
   ];
   return { scenario, createBranch, startCompute };
+}
+
+/** One branch of `seededBranches`: its parent by name, the default branch when left out. */
+export interface BranchSeed {
+  name: string;
+  default?: boolean;
+  protected?: boolean;
+  /** The parent's name; the default branch when left out (none for the default branch itself). */
+  parent?: string;
+  /** When it was created (ms, usually negative: in the past); a day ago when left out. */
+  created?: number;
+  expiresAt?: number;
+}
+
+/**
+ * A project's branches by name, each with an idle read-write endpoint (so `connection_uri`
+ * answers for it). The first branch is the default one unless another says `default`. Ids are
+ * derived from the names (`preview/pr-42` → `br-preview-pr-42-…`), the same in every run.
+ */
+export function seededBranches(
+  projectId: string,
+  seeds: readonly BranchSeed[]
+): { branches: BranchScript[]; endpoints: EndpointScript[] } {
+  const idOf = (name: string, prefix: string): string =>
+    `${prefix}-${slug(name)}-${nameDigits(projectId + name)}`;
+  const defaultSeed = seeds.find((s) => s.default) ?? seeds[0];
+  const branches = seeds.map((seed): BranchScript => {
+    const parentName = seed === defaultSeed ? undefined : (seed.parent ?? defaultSeed?.name);
+    return {
+      id: idOf(seed.name, 'br'),
+      project_id: projectId,
+      name: seed.name,
+      ...(parentName === undefined ? {} : { parent_id: idOf(parentName, 'br') }),
+      default: seed === defaultSeed,
+      protected: seed.protected ?? false,
+      created: seed.created ?? -86_400_000,
+      ...(seed.expiresAt === undefined ? {} : { expiresAt: seed.expiresAt })
+    };
+  });
+  const endpoints = branches.map((b): EndpointScript => ({
+    id: idOf(b.name, 'ep'),
+    project_id: projectId,
+    branch_id: b.id,
+    type: 'read_write',
+    created: b.created
+  }));
+  return { branches, endpoints };
+}
+
+/** What an id may hold of a name: lower-case letters, digits and dashes, 30 at most. */
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 30) || 'branch'
+  );
+}
+
+/** Eight digits derived from `text`. */
+function nameDigits(text: string): string {
+  let hash = 7;
+  for (const c of text) hash = (hash * 31 + c.charCodeAt(0)) % 10 ** 8;
+  return String(hash).padStart(8, '0');
 }

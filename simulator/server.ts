@@ -6,11 +6,14 @@ import {
   branchBody,
   connectionDetails,
   databaseBody,
+  DATABASE,
   endpointBody,
   endpointHost,
   newBranchId,
   newEndpointId,
   newPassword,
+  poolerHost,
+  ROLE,
   roleBody,
   stateAt,
   type PostgresTarget
@@ -165,6 +168,12 @@ export interface Simulator {
   /** Deletes a branch now (or at `at`): its operations vanish (Get 404, gone from List). */
   deleteBranch(projectId: string, branchId: string, at?: number): void;
   setRateLimit(limit: RateLimit | undefined): void;
+  /**
+   * Holds the next `count` requests that match (by `method`, and `match` in the path with query)
+   * until all of them have arrived, then handles them one after another in arrival order: several
+   * jobs creating one branch "at once", whatever the order and pace their processes start in.
+   */
+  gather(count: number, rule?: { match?: string; method?: string }): void;
   /** The simulator's clock (ms): since its start, or since the first request with `startOnFirstRequest` (0 until then). */
   now(): number;
   /** The project's branches that exist now (created by the scenario or by requests, not deleted). */
@@ -487,11 +496,30 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     return undefined;
   }
 
-  /** Reads the body (its size is recorded), then handles the request. */
+  /** Requests held by `gather()` until `count` of them have arrived. */
+  const gatherings: Array<{
+    count: number;
+    match?: string;
+    method?: string;
+    held: Array<() => void>;
+  }> = [];
+
+  /** Reads the body (its size is recorded), then handles the request, unless `gather()` holds it. */
   function receive(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks)));
+    req.on('end', () => {
+      const go = (): void => handle(req, res, Buffer.concat(chunks));
+      const gathering = gatherings.find(
+        (g) =>
+          (!g.method || g.method === req.method) && (!g.match || (req.url ?? '').includes(g.match))
+      );
+      if (!gathering) return go();
+      gathering.held.push(go);
+      if (gathering.held.length < gathering.count) return;
+      gatherings.splice(gatherings.indexOf(gathering), 1);
+      for (const held of gathering.held) held();
+    });
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
@@ -590,7 +618,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         return listOperations(x, url, projectId);
       if (segments[2] === 'operations' && segments.length === 4)
         return getOperation(x, projectId, segments[3] as string);
-      return read(x, p, route, segments);
+      return read(x, p, route, segments, url);
     }
     let json: Record<string, unknown> = {};
     if (body.length > 0) {
@@ -610,8 +638,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const iso = (ms: number): string => isoSeconds(epoch + ms);
   const liveBranches = (projectId: string): BranchScript[] =>
     branches.filter(
-      (b) => b.project_id === projectId && b.created <= clock() && !deleted(branchGone.get(b.id))
+      (b) =>
+        b.project_id === projectId &&
+        b.created <= clock() &&
+        !deleted(branchGone.get(b.id)) &&
+        !deleted(b.expiresAt)
     );
+  /** Each branch's role password, made once: what creation answered, and connection_uri repeats. */
+  const passwords = new Map<string, string>();
+  const passwordOf = (branchId: string): string => {
+    const known = passwords.get(branchId) ?? newPassword();
+    passwords.set(branchId, known);
+    return known;
+  };
   const branchById = (projectId: string, id: string): BranchScript | undefined =>
     liveBranches(projectId).find((b) => b.id === id);
   const liveEndpoints = (projectId: string): EndpointScript[] =>
@@ -622,14 +661,26 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     endpoints: list.map((e) => endpointBody(e, p, clock(), iso))
   });
 
-  function read(x: Exchange, p: ProjectScript, route: string, segments: string[]): void {
+  function read(x: Exchange, p: ProjectScript, route: string, segments: string[], url: URL): void {
     const [, , , id, sub] = segments;
     switch (route) {
       case '/projects/{project_id}/branches':
-        return send(x, 200, {
-          branches: liveBranches(p.id).map((b) => branchBody(b, clock(), iso)),
-          annotations: {}
-        });
+        return listBranches(x, p, url);
+      case '/projects/{project_id}/connection_uri':
+        return connectionUri(x, p, url);
+      case '/projects/{project_id}/branches/{branch_id}/roles':
+      case '/projects/{project_id}/branches/{branch_id}/databases': {
+        const branch = branchById(p.id, id as string);
+        if (!branch) return error(x, 404, `branch not found: ${id}`);
+        const at = iso(branch.created);
+        return send(
+          x,
+          200,
+          sub === 'roles'
+            ? { roles: [roleBody(branch.id, at)] }
+            : { databases: [databaseBody(branch.id, at)] }
+        );
+      }
       case '/projects/{project_id}/branches/{branch_id}': {
         const branch = branchById(p.id, id as string);
         if (!branch) return error(x, 404, `branch not found: ${id}`);
@@ -652,6 +703,93 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       }
     }
     return error(x, 404, 'not found');
+  }
+
+  /**
+   * List branches: `search` matches part of a name or an id, whatever the case; sorted by
+   * `sort_by` (`updated_at` by default) in `sort_order` (`desc` by default), ties by id; `limit`
+   * and an opaque `cursor`. `pagination.next` comes with every full page, so a last page that is
+   * exactly full is followed by an empty one: clients must stop on either.
+   */
+  function listBranches(x: Exchange, p: ProjectScript, url: URL): void {
+    const limit = intParam(url, 'limit', Infinity);
+    if (limit === undefined || limit < 1 || (Number.isFinite(limit) && limit > 10_000))
+      return error(x, 400, 'limit must be between 1 and 10000');
+    const sortBy = url.searchParams.get('sort_by') ?? 'updated_at';
+    if (!['name', 'created_at', 'updated_at'].includes(sortBy))
+      return error(x, 400, `invalid sort_by: ${sortBy}`);
+    const sortOrder = url.searchParams.get('sort_order') ?? 'desc';
+    if (sortOrder !== 'asc' && sortOrder !== 'desc')
+      return error(x, 400, `invalid sort_order: ${sortOrder}`);
+    const term = (url.searchParams.get('search') ?? '').toLowerCase();
+    const bodies = liveBranches(p.id)
+      .filter((b) => b.name.toLowerCase().includes(term) || b.id.toLowerCase().includes(term))
+      .map((b) => branchBody(b, clock(), iso));
+    /** Where a branch stands in the order: its sort field, then its id. */
+    const place = (b: Record<string, unknown>): [string, string] => [
+      String(b[sortBy]),
+      String(b.id)
+    ];
+    const sign = sortOrder === 'asc' ? 1 : -1;
+    // By code points, not the locale's collation: the same order on every machine.
+    const byPoints = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    const compare = ([k1, id1]: [string, string], [k2, id2]: [string, string]): number =>
+      sign * (k1 === k2 ? byPoints(id1, id2) : byPoints(k1, k2));
+    const sorted = bodies.sort((a, b) => compare(place(a), place(b)));
+    const cursor = url.searchParams.get('cursor');
+    let after: [string, string] | undefined;
+    if (cursor) {
+      after = decodeCursor(cursor);
+      if (!after) return error(x, 400, `invalid cursor: ${cursor}`);
+    }
+    const from = after;
+    const page = (from ? sorted.filter((b) => compare(place(b), from) > 0) : sorted).slice(
+      0,
+      limit
+    );
+    const last = page[page.length - 1];
+    const next = last && page.length === limit ? { next: encodeCursor(place(last)) } : {};
+    send(x, 200, {
+      branches: page,
+      annotations: {},
+      pagination: { ...next, sort_by: sortBy, sort_order: sortOrder }
+    });
+  }
+
+  /**
+   * Retrieve connection URI: `database_name` and `role_name` required (400 without); the branch
+   * (by default the project's default one) and the endpoint (by default the branch's read-write
+   * one) must exist (404). `pooled=true` adds `-pooler` to the host's first label.
+   */
+  function connectionUri(x: Exchange, p: ProjectScript, url: URL): void {
+    const ask = (name: string): string | undefined => url.searchParams.get(name) ?? undefined;
+    const databaseName = ask('database_name');
+    const roleName = ask('role_name');
+    if (!databaseName) return error(x, 400, 'database_name is required');
+    if (!roleName) return error(x, 400, 'role_name is required');
+    const pooled = ask('pooled');
+    if (pooled !== undefined && pooled !== 'true' && pooled !== 'false')
+      return error(x, 400, `invalid pooled: ${pooled}`);
+    const branchId = ask('branch_id');
+    const branch = branchId
+      ? branchById(p.id, branchId)
+      : liveBranches(p.id).find((b) => b.default);
+    if (!branch) return error(x, 404, `branch not found: ${branchId ?? 'default'}`);
+    const endpointId = ask('endpoint_id');
+    const endpoint = liveEndpoints(p.id).find((e) =>
+      endpointId ? e.id === endpointId : e.branch_id === branch.id && e.type !== 'read_only'
+    );
+    if (!endpoint || endpoint.branch_id !== branch.id)
+      return error(x, 404, `endpoint not found: ${endpointId ?? `read_write of ${branch.id}`}`);
+    if (databaseName !== DATABASE) return error(x, 404, `database not found: ${databaseName}`);
+    if (roleName !== ROLE) return error(x, 404, `role not found: ${roleName}`);
+    const host = endpointHost(endpoint, p);
+    const details = connectionDetails(
+      pooled === 'true' ? poolerHost(host) : host,
+      passwordOf(branch.id),
+      options.postgres
+    );
+    send(x, 200, { uri: details.connection_uri });
   }
 
   /** Operations of the project in progress now: while there is one, mutations answer 423. */
@@ -728,10 +866,19 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const what = route.includes('{endpoint_id}') ? 'endpoint' : 'branch';
       return error(x, 404, `${what} not found: ${id}`);
     }
+    // What the request itself gets wrong is refused before the lock is looked at: a name that
+    // exists answers 409 even while the project is busy (so of several jobs creating one name at
+    // once, the first gets 201 and every other 409 while the branch lives).
+    const ask = route === 'POST /projects/{project_id}/branches' ? readCreate(p, json) : undefined;
+    if (ask && 'status' in ask) return error(x, ask.status, ask.message);
+    if (route === 'DELETE /projects/{project_id}/branches/{branch_id}') {
+      const refused = refuseDelete(p, target() as BranchScript);
+      if (refused) return error(x, 400, refused);
+    }
     if (holders(p.id).length > 0) return error(x, 423, LOCKED_MESSAGE, {}, 'LOCKED');
     switch (route) {
       case 'POST /projects/{project_id}/branches':
-        return createBranch(x, p, json);
+        return createBranch(x, p, json, ask as CreateAsk);
       case 'DELETE /projects/{project_id}/branches/{branch_id}':
         return deleteBranch(x, p, target() as BranchScript);
       case 'POST /projects/{project_id}/branches/{branch_id}/restore':
@@ -741,13 +888,71 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
   }
 
-  function createBranch(x: Exchange, p: ProjectScript, json: Record<string, unknown>): void {
-    const asked = (json.branch ?? {}) as { name?: unknown; parent_id?: unknown };
+  /**
+   * The branch a create asks for, or why the service refuses it: 400 for a field of the wrong
+   * form (`name` 1 to 256 characters; `expires_at` RFC 3339 and in the future, on the service's
+   * clock; `protected` a boolean), 404 for an unknown parent, 409 for a name that exists.
+   */
+  function readCreate(p: ProjectScript, json: Record<string, unknown>): CreateAsk | Refusal {
+    const asked = json.branch ?? {};
+    if (typeof asked !== 'object' || asked === null || Array.isArray(asked))
+      return { status: 400, message: 'branch must be an object' };
+    const {
+      name,
+      parent_id,
+      expires_at,
+      protected: isProtected
+    } = asked as Record<string, unknown>;
+    if (name !== undefined && (typeof name !== 'string' || name.length < 1 || name.length > 256))
+      return { status: 400, message: 'branch.name must be a string of 1 to 256 characters' };
+    if (isProtected !== undefined && typeof isProtected !== 'boolean')
+      return { status: 400, message: 'branch.protected must be a boolean' };
+    let expiresAt: number | undefined;
+    if (expires_at !== undefined) {
+      if (typeof expires_at !== 'string' || !RFC3339.test(expires_at))
+        return { status: 400, message: `invalid branch.expires_at: ${String(expires_at)}` };
+      expiresAt = Date.parse(expires_at) - epoch;
+      if (Number.isNaN(expiresAt))
+        return { status: 400, message: `invalid branch.expires_at: ${expires_at}` };
+      if (expiresAt <= clock())
+        return { status: 400, message: 'branch.expires_at must be in the future' };
+    }
     const parent =
-      typeof asked.parent_id === 'string'
-        ? branchById(p.id, asked.parent_id)
+      typeof parent_id === 'string' && parent_id !== ''
+        ? branchById(p.id, parent_id)
         : liveBranches(p.id).find((b) => b.default);
-    if (!parent) return error(x, 404, `branch not found: ${String(asked.parent_id)}`);
+    if (!parent) return { status: 404, message: `branch not found: ${String(parent_id)}` };
+    if (typeof name === 'string' && liveBranches(p.id).some((b) => b.name === name))
+      return { status: 409, message: `branch with the provided name "${name}" already exists` };
+    return {
+      parent,
+      ...(typeof name === 'string' ? { name } : {}),
+      protected: isProtected === true,
+      ...(expiresAt === undefined ? {} : { expiresAt })
+    };
+  }
+
+  /**
+   * Why the service refuses to delete a branch, if it does. The document says "You cannot delete
+   * a project's root or default branch, or a branch that has a child branch" without a status, and
+   * protected branches cannot be deleted either; the simulator answers 400, the request's own
+   * fault, before looking at the lock.
+   */
+  function refuseDelete(p: ProjectScript, branch: BranchScript): string | undefined {
+    if (branch.default) return `cannot delete the default branch ${branch.id}`;
+    if (branch.protected) return `cannot delete protected branch ${branch.id}`;
+    if (liveBranches(p.id).some((b) => b.parent_id === branch.id))
+      return `cannot delete branch ${branch.id}: it has child branches`;
+    return undefined;
+  }
+
+  function createBranch(
+    x: Exchange,
+    p: ProjectScript,
+    json: Record<string, unknown>,
+    ask: CreateAsk
+  ): void {
+    const { parent } = ask;
     const wanted = Array.isArray(json.endpoints) ? json.endpoints.length : 0;
     const now = clock();
     const id = newBranchId();
@@ -771,8 +976,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const branch: BranchScript = {
       id,
       project_id: p.id,
-      name: typeof asked.name === 'string' ? asked.name : id,
+      name: ask.name ?? id,
       parent_id: parent.id,
+      protected: ask.protected,
+      ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt }),
       created: now,
       states: [
         [now, 'init'],
@@ -781,7 +988,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     };
     branches.push(branch);
     endpoints.push(...created);
-    const password = newPassword();
+    const password = passwordOf(id);
     const at = iso(now);
     send(x, 201, {
       branch: branchBody(branch, now, iso),
@@ -943,6 +1150,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const p = projectById(projectId);
       if (p) p.deletedBranches = { ...p.deletedBranches, [branchId]: at };
     },
+    gather: (count, rule = {}) => void gatherings.push({ count, ...rule, held: [] }),
     setRateLimit: (limit) => {
       rateLimit = limit;
       hits.clear();
@@ -956,6 +1164,39 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         server.close(() => resolve());
       })
   };
+}
+
+/** A create's branch, as `readCreate` read it from the body. */
+interface CreateAsk {
+  parent: BranchScript;
+  name?: string;
+  protected: boolean;
+  expiresAt?: number;
+}
+
+/** An error the service answers instead. */
+interface Refusal {
+  status: number;
+  message: string;
+}
+
+/** RFC 3339, section 5.6: a date-time with a time zone (`2025-06-09T18:02:16Z`). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** The opaque cursor of List branches: where the last branch of a page stands in the order. */
+function encodeCursor(place: [string, string]): string {
+  return Buffer.from(JSON.stringify(place)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] | undefined {
+  try {
+    const place: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(place) && place.length === 2 && place.every((v) => typeof v === 'string'))
+      return [place[0] as string, place[1] as string];
+  } catch {
+    // not JSON: not a cursor this simulator gave
+  }
+  return undefined;
 }
 
 const ID_NAMES: Record<string, string> = {
