@@ -17,7 +17,7 @@ import {
 } from '../neon/request.js';
 import { systemClock } from '../util/clock.js';
 import { ApiError, InputError } from '../util/errors.js';
-import { oneLine } from '../util/text.js';
+import { capital, oneLine } from '../util/text.js';
 
 /** What the wait follows once the request is done. */
 export type Follow =
@@ -157,7 +157,7 @@ async function parentOf(asked: string | undefined, deadline: number, deps: StepD
   throw new InputError(
     'parent',
     (named) =>
-      `${named('parent')} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was created.`
+      `${capital(named('parent'))} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was created.`
   );
 }
 
@@ -191,7 +191,7 @@ async function deleteBranch(
     throw new InputError(
       'delete_branch',
       (named) =>
-        `${named('delete_branch')} names ${found.name} (${found.id}), ${refused}: it is not deleted. Name a preview branch.`
+        `${capital(named('delete_branch'))} names ${found.name} (${found.id}), ${refused}: it is not deleted. Name a preview branch.`
     );
   const path = `${projectPath(projectId)}/branches/${encodeURIComponent(found.id)}`;
   const outcome = await sendRequest(
