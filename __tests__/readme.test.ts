@@ -80,7 +80,7 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
 
   it("documents every field of --json, in its order: the outputs' rows and the command's own", () => {
     const database = { ready: true, target: '127.0.0.1:5432/app', attempts: 1 };
-    // A request that met a lock and created a branch with a compute: every field has a value.
+    // A create_branch that met a lock and made a branch with a compute: every field has a value.
     const request = {
       method: 'POST' as const,
       path: '/projects/p/branches',
@@ -88,7 +88,21 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       attempts: 2,
       lockedMs: 3000,
       holders: ['apply_config 1f2e…'],
-      response: { branch: { id: 'br-a-1' }, endpoints: [{ id: 'ep-a-1' }] }
+      response: { branch: { id: 'br-a-1' }, endpoints: [{ id: 'ep-a-1' }] },
+      branch: {
+        id: 'br-a-1',
+        name: 'preview/pr-1',
+        created: true,
+        expiresAt: '2026-12-01T00:00:00Z',
+        connection: {
+          url: 'postgresql://u:p@ep-a-1.example.com/app',
+          host: 'ep-a-1.example.com',
+          pooledUrl: 'postgresql://u:p@ep-a-1-pooler.example.com/app',
+          pooledHost: 'ep-a-1-pooler.example.com',
+          database: 'app',
+          role: 'u'
+        }
+      }
     };
     const report = makeReport({ database, request });
     const fields = Object.keys(JSON.parse(resultText(report, true)) as object);

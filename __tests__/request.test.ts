@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { NeonClient } from '../src/neon/client.js';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
-import { sendRequest } from '../src/neon/request.js';
+import { requestRules, sendRequest } from '../src/neon/request.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 
@@ -62,7 +62,12 @@ function project(clock: SimulatedClock, lockedUntil: number, answer?: () => numb
   const log: string[] = [];
   const send = (method: RequestMethod, timeoutMs = 60_000) =>
     sendRequest(
-      { method, path: `/projects/${PROJECT}/branches`, body: '{"branch":{"name":"secret-name"}}' },
+      {
+        method,
+        path: `/projects/${PROJECT}/branches`,
+        body: '{"branch":{"name":"secret-name"}}',
+        rules: requestRules(method)
+      },
       clock.now() + timeoutMs,
       { client, projectId: PROJECT, clock, random: () => 0.5, log: (l) => log.push(l) }
     );

@@ -24,7 +24,7 @@ function inputErrorOf(values: Record<string, string>): InputError {
 describe('request and body', () => {
   it("database_url 'response' needs a request; with one, the URL comes from the answer", () => {
     expect(inputErrorOf({ database_url: 'response' }).message).toBe(
-      "Input 'database_url' is 'response', which needs input 'request'."
+      "Input 'database_url' is 'response', which needs input 'request' or input 'create_branch'."
     );
     const settings = settingsOf({
       project_id: PROJECT,
@@ -42,6 +42,7 @@ describe('request and body', () => {
       body: '{"source_branch_id":"br-main"}'
     });
     expect(settings.request).toEqual({
+      kind: 'request',
       method: 'POST',
       path: `/projects/${PROJECT}/branches/br-wispy-meadow-118737/restore`,
       body: '{"source_branch_id":"br-main"}'

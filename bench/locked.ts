@@ -149,7 +149,12 @@ export function actionRequestPeer(timeoutMs: number): RequestPeer {
             timeoutMs,
             intervalMs: 5000,
             policy: DEFAULT_POLICY,
-            request: { method: 'POST', path: branches(ctx), body: JSON.stringify(ctx.body) }
+            request: {
+              kind: 'request',
+              method: 'POST',
+              path: branches(ctx),
+              body: JSON.stringify(ctx.body)
+            }
           },
           {
             client,

@@ -2,8 +2,7 @@ import { isLoopbackHost } from './neon/http.js';
 import { isOperation, normalizeOperation, RESOURCE_ID, UUID } from './neon/operation.js';
 import type { EngineSettings } from './engine.js';
 import { type InputName, input as row } from './inputs.js';
-import { REQUEST_METHODS } from './neon/http.js';
-import type { ApiRequest } from './neon/request.js';
+import { requestKind } from './request-input.js';
 import { formatDuration, parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError, type Naming } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
@@ -20,7 +19,7 @@ export interface Settings extends EngineSettings {
 /** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
 export type InputReader = (name: string) => string;
 
-type Field = { value: string; name: InputName };
+export type Field = { value: string; name: InputName };
 
 /** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
 const BOOL = new Map([
@@ -77,20 +76,18 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const endpointId = text('endpoint_id', RESOURCE_ID, `${ID_FORM} ep-cool-darkness-123456`);
   const idsFromInput = operationIds(field('operation_id'));
   const givenOperations = operationsJson(field('operations'), projectId);
-  if (databaseInput === 'response' && !input('request').trim())
+  const apiHost = apiHostInput(field('api_host'));
+  const request = requestKind(input, { project_id: projectId, branch_id: branchId }, apiHost);
+  if (fromResponse && request?.kind !== 'request' && request?.kind !== 'create_branch')
     throw invalid(
       field('database_url'),
-      (named) => `is 'response', which needs ${named('request')}.`
+      (named) => `is 'response', which needs ${named('request')} or ${named('create_branch')}.`
     );
-  const request = requestInput(field('request'), field('body'), {
-    project_id: projectId,
-    branch_id: branchId
-  });
   return {
     apiKey: key.value,
     timeoutMs: duration(field('timeout')),
     intervalMs: duration(field('interval')),
-    apiHost: apiHostInput(field('api_host')),
+    apiHost,
     projectId: projectId ?? givenOperations[0]?.project_id,
     orgId,
     branchId,
@@ -153,7 +150,7 @@ export function chosen(field: Field): string[] {
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
 }
 
-function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
+export function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
   const words = typeof text === 'string' ? () => text : text;
   return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
 }
@@ -237,64 +234,7 @@ function operationsJson(field: Field, projectId?: string) {
   return operations;
 }
 
-const REQUEST_FORM =
-  'a method (GET, POST, PATCH, PUT or DELETE) and a path under the API base, such as POST /projects/{project_id}/branches';
-
-/**
- * The `request` input: only a path under `api_host` (the key goes nowhere else), its placeholders
- * filled from the inputs; `body` JSON, sent as written.
- */
-function requestInput(
-  field: Field,
-  body: Field,
-  values: Record<string, string | undefined>
-): ApiRequest | undefined {
-  if (!field.value) {
-    if (body.value)
-      throw invalid(body, (named) => `needs ${named('request')}: it is the body of that request.`);
-    return undefined;
-  }
-  const wrong = (why: string) => invalid(field, `must be ${REQUEST_FORM}; ${why}.`);
-  const [, word = '', rawPath = ''] = /^(\S+)\s+(\S+)$/.exec(field.value) ?? [];
-  if (!word) throw wrong(`got '${oneLine(field.value, 80)}'`);
-  const method = REQUEST_METHODS.find((m) => m === word.toUpperCase());
-  if (!method) throw wrong(`'${oneLine(word, 20)}' is not one of these methods`);
-  if (!rawPath.startsWith('/') || rawPath.startsWith('//') || rawPath.includes('\\'))
-    throw wrong(
-      `'${oneLine(rawPath, 80)}' is not a path relative to the API base (a full URL or //host is refused: the key goes only to api_host)`
-    );
-  // A path that could leave /api/v2 once decoded: a dot segment, or an encoded dot, slash or backslash.
-  if (/(^|\/)\.\.?(\/|$|\?)|%2e|%2f|%5c/i.test(rawPath))
-    throw wrong(`'${oneLine(rawPath, 80)}' holds a dot segment or an encoded dot or slash`);
-  let missing: string | undefined;
-  const path = rawPath.replace(/\{([^}]*)\}/g, (_, name: string) => {
-    const value = Object.hasOwn(values, name) ? values[name] : undefined;
-    if (value === undefined) missing ??= name;
-    return encodeURIComponent(value ?? '');
-  });
-  if (/[{}]/.test(path)) throw wrong(`'${oneLine(rawPath, 80)}' has an unclosed placeholder`);
-  if (missing !== undefined) {
-    const known = Object.hasOwn(values, missing);
-    const name = missing;
-    throw invalid(field, (named) =>
-      known
-        ? `uses {${name}}, but ${named(name)} is not set.`
-        : `uses {${oneLine(name, 30)}}, which is not a placeholder: only {project_id} and {branch_id} are filled in.`
-    );
-  }
-  if (!body.value) return { method, path };
-  if (method === 'GET')
-    throw invalid(body, (named) => `must be empty with a GET ${named('request')}.`);
-  try {
-    JSON.parse(body.value);
-  } catch {
-    // The parser's message quotes the text: the body is never echoed.
-    throw invalid(body, 'must be JSON; it is not valid JSON.');
-  }
-  return { method, path, body: body.value };
-}
-
-function duration(field: Field): number {
+export function duration(field: Field): number {
   const { default: fallback = '', min = 0, max = Infinity } = row(field.name);
   const value = field.value || fallback;
   const ms = parseDuration(value) ?? NaN;

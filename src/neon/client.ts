@@ -114,6 +114,14 @@ export class NeonClient {
     return this.get(path, deadline, (body) => endpointOf(body.endpoint), [undefined, missing]);
   }
 
+  /**
+   * Any GET of the API, its answer's JSON object as is (retried as every GET; a 404 names `notFound`).
+   * Not for an answer that holds secrets: those go through `sendOnce`, which masks them.
+   */
+  getJson(path: string, deadline: number, notFound?: string): Promise<Record<string, unknown>> {
+    return this.get(path, deadline, (body) => body, [undefined, notFound]);
+  }
+
   listProjects(
     page: { limit: number; org_id?: string },
     deadline: number
@@ -141,6 +149,7 @@ export class NeonClient {
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     this.requests++;
     this.options.onRequest?.(method, path);
+    const sentAt = this.clock.now();
     const response = await this.transport
       .send(method, url, headers, body, signal)
       .catch((error: unknown) => {
@@ -148,6 +157,8 @@ export class NeonClient {
         const late = `no answer within ${formatDuration(Math.min(timeoutMs, this.requestTimeoutMs))}`;
         throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
       });
+    // A created branch's `created_at` is compared with when this was sent, on the service's clock.
+    this.serviceClock.observe([response.headers.date].flat()[0], sentAt, this.clock.now());
     let raw: unknown;
     try {
       raw = JSON.parse(response.text);

@@ -5,22 +5,53 @@ import { oneLine } from '../util/text.js';
 import { isInProgress } from '../wait/status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
+import type { BranchOutcome } from './branches.js';
 import type { Operation } from './operation.js';
+import { type Rule, ruleFor, type RuleSet } from './request-rules.js';
 import { LAST_TRY_LEAD_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
 
-/** The request of the `request` input: its path is filled in and relative to the API base. */
+/**
+ * The kind of request the step makes, typed: what it is, not only its method and path. Each kind's
+ * answers mean what its row of `REQUEST_RULES` says (`request-rules.ts`).
+ */
+export type RequestKind =
+  | { kind: 'request'; method: RequestMethod; path: string; body?: string }
+  | {
+      kind: 'create_branch';
+      name: string;
+      /** A branch name or id; none: the project's default branch. */
+      parent?: string;
+      /** How long the branch lives, from its creation (sent as `expires_at` on the service's clock). */
+      expiresInMs?: number;
+      roleName?: string;
+      databaseName?: string;
+    }
+  | { kind: 'delete_branch'; branch: string };
+
+/** A request as sent: its path is filled in and relative to the API base; `rules` is its row. */
 export interface ApiRequest {
   method: RequestMethod;
   path: string;
   /** JSON text, sent as given. */
   body?: string;
+  rules: RuleSet;
 }
+
+/** The `request` input's row: a GET is safe to send again, any other method is not. */
+export const requestRules = (method: RequestMethod): RuleSet =>
+  method === 'GET' ? 'read' : 'write';
 
 /** What happened to the request: the answer accepted, and what it cost to get it. */
 export interface RequestOutcome {
   method: RequestMethod;
   path: string;
+  /** The rule the last answer met: `accept`, or `adopt` (409 for a name) or `gone` (404 for a deletion). */
+  ended?: Extract<Rule, 'accept' | 'adopt' | 'gone'>;
+  /** The runner's time (epoch ms) of the first send that got no answer: it may have been applied. */
+  unansweredAt?: number;
+  /** What `create_branch` or `delete_branch` did to the branch. */
+  branch?: BranchOutcome;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
   status?: number;
   attempts: number;
@@ -55,9 +86,10 @@ const holderName = (op: Operation): string =>
   `${op.branch_id ? ` on ${op.branch_id}` : ''} since ${op.created_at.slice(11, 19)}`;
 
 /**
- * Sends the request, retried as the OpenAPI document's GeneralError says: 423 Locked and 503 are
- * "safe to retry", 429 is paced as every request is; a POST, PATCH, PUT or DELETE that got no answer
- * "may have been applied" and is never sent again (`UnconfirmedError`). While 423 answers, the
+ * Sends the request, each answer handled as its kind's row of `REQUEST_RULES` says. The OpenAPI
+ * document's GeneralError: 423 Locked and 503 are "safe to retry", 429 is paced as every request is;
+ * a mutation that got no answer "may have been applied" and is sent again only when its kind makes it
+ * idempotent (a create by name, a deletion), else never (`UnconfirmedError`). While 423 answers, the
  * project's list says which operations hold the lock: the request goes again once none runs (with
  * jitter, so that jobs waiting on one lock do not all come back at once), and at a bounded backoff
  * when the list shows none (the lock may be elsewhere).
@@ -69,8 +101,9 @@ export async function sendRequest(
 ): Promise<RequestOutcome> {
   const { client, projectId, clock = systemClock, random = Math.random } = deps;
   const retry = new RetryPolicy({ random });
-  const outcome: RequestOutcome = { ...request, attempts: 0, lockedMs: 0, holders: [] };
-  const named = `${request.method} ${request.path}`;
+  const { method, path, body } = request;
+  const outcome: RequestOutcome = { method, path, attempts: 0, lockedMs: 0, holders: [] };
+  const named = `${method} ${path}`;
   let lockedSince: number | undefined;
   let lastError: string | undefined;
   for (let backoff = 0; ;) {
@@ -81,22 +114,27 @@ export async function sendRequest(
     deps.onProgress?.(outcome);
     let answer;
     try {
-      answer = await client.sendOnce(request.method, request.path, request.body, deadline - now);
+      answer = await client.sendOnce(method, path, body, deadline - now);
     } catch (error) {
       if (!(error instanceof TransientError)) throw error;
-      if (request.method !== 'GET') throw unconfirmed(named, error.message);
+      if (ruleFor(request.rules, undefined) === 'unconfirmed')
+        throw unconfirmed(named, error.message);
       lastError = error.message;
+      outcome.unansweredAt ??= now;
+      deps.log(`${named}: ${error.message}; safe to send again (attempt ${outcome.attempts}).`);
       await pause(retry.delay(backoff++, deadline - clock.now()), outcome, lastError, deps);
       continue;
     }
     const { status, said } = answer;
-    if (status >= 200 && status < 300) {
+    const rule = ruleFor(request.rules, status);
+    if (rule === 'accept' || rule === 'adopt' || rule === 'gone') {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
+      if (rule !== 'accept') return { ...outcome, status, ended: rule };
       const response = withoutSecrets(answer.body);
-      return { ...outcome, status, response, databaseUrl: answer.connectionUri };
+      return { ...outcome, status, ended: rule, response, databaseUrl: answer.connectionUri };
     }
     lastError = said;
-    if (status === 423) {
+    if (rule === 'await_lock') {
       lockedSince ??= now;
       const holders = await lockHolders(client, projectId, deadline);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
@@ -114,7 +152,7 @@ export async function sendRequest(
       await pause(retry.delay(backoff++, deadline - clock.now()), outcome, said, deps);
       continue;
     }
-    if (status === 503 || status === 429) {
+    if (rule === 'retry') {
       const delay = retry.delay(
         backoff++,
         deadline - clock.now(),

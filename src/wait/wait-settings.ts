@@ -1,5 +1,5 @@
 import type { Operation } from '../neon/operation.js';
-import type { ApiRequest } from '../neon/request.js';
+import type { RequestKind } from '../neon/request.js';
 import type { JobMark } from './job-mark.js';
 import type { FailurePolicy } from './status.js';
 
@@ -21,7 +21,7 @@ export interface WaitSettings {
   /** Mark where the project's operations stand now, for the post step of `watch_job`. */
   watchJob?: boolean;
   /** Sent first (`request`, `body`); the operations of its answer are then awaited as `givenOperations`. */
-  request?: ApiRequest;
+  request?: RequestKind;
   /** Watch what the job started after this point (the post step of `watch_job`). */
   jobMark?: JobMark;
 }

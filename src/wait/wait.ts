@@ -16,8 +16,9 @@ import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
-import { isOperation, normalizeOperation } from '../neon/operation.js';
-import { type RequestOutcome, sendRequest } from '../neon/request.js';
+
+import type { RequestOutcome } from '../neon/request.js';
+import { performRequest } from './request-step.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult extends Ending {
@@ -73,50 +74,52 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
   const startedAt = clock.now();
   const deadline = startedAt + settings.timeoutMs;
   let outcome: RequestOutcome | undefined;
+  const ended = (ending: Ending): WaitResult => ({
+    kind: kindFor(settings),
+    projectId: settings.projectId,
+    policy: settings.policy,
+    operations: [],
+    startedAt,
+    finishedAt: clock.now(),
+    serviceAheadMs: deps.client.serviceClock.offsetMs,
+    checks: 0,
+    timedOut: false,
+    apiUnusable: false,
+    ...ending,
+    request: outcome
+  });
   try {
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     const log = (line: string) => deps.log.info(line);
+    const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
     const { client, random, signal } = deps;
     const onProgress = (seen: RequestOutcome) => (outcome = seen);
-    const sending = { client, projectId, clock, random, signal, log, onProgress };
-    outcome = await sendRequest(request, deadline, sending);
-    const given = operationsOf(outcome.response);
+    const sending = { client, projectId, clock, random, signal, log, warn, onProgress };
+    const done = await performRequest(request, deadline, sending);
+    outcome = done.outcome;
+    const { follow } = done;
+    if (follow === 'nothing') return { ...ended({ status: WAIT_STATUS.idle }), projectId };
+    const given = 'operations' in follow ? follow.operations : [];
     deps.log.info(
-      `${request.method} ${request.path}: HTTP ${outcome.status} after ${outcome.attempts} attempt(s); ` +
-        `${given.length} operation(s) started.`
+      `${outcome.method} ${outcome.path}: HTTP ${outcome.status} after ${outcome.attempts} attempt(s); ` +
+        ('branchId' in follow
+          ? `waiting until branch ${follow.branchId} has no operation in progress.`
+          : `${given.length} operation(s) started.`)
     );
     const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
-    const rest = { timeoutMs: Math.max(0, deadline - clock.now()), operationIds: ids };
+    const rest = {
+      timeoutMs: Math.max(0, deadline - clock.now()),
+      operationIds: ids,
+      ...('branchId' in follow && { branchId: follow.branchId })
+    };
     const waited = await waitOn({ ...settings, ...rest, projectId, givenOperations: given }, deps);
-    return { ...waited, startedAt, request: outcome };
+    const readyMs = waited.finishedAt - startedAt;
+    const branch = outcome.branch && { ...outcome.branch, ...(!waited.failure && { readyMs }) };
+    return { ...waited, startedAt, request: { ...outcome, branch } };
   } catch (error) {
     const context = { settings, startedAt, signal: deps.signal, checksDone: 0, named: deps.named };
-    const seen = {
-      operations: [],
-      startedAt,
-      finishedAt: clock.now(),
-      serviceAheadMs: deps.client.serviceClock.offsetMs,
-      checks: 0
-    };
-    const ending = { timedOut: false, apiUnusable: false, ...endingOf(error, context) };
-    return {
-      kind: kindFor(settings),
-      projectId: settings.projectId,
-      policy: settings.policy,
-      ...seen,
-      ...ending,
-      request: outcome
-    };
+    return ended(endingOf(error, context));
   }
-}
-
-/** The operations an answer started (its `operations` array), as the API described them. */
-function operationsOf(response: unknown): Operation[] {
-  const list =
-    response && typeof response === 'object' && 'operations' in response
-      ? response.operations
-      : undefined;
-  return Array.isArray(list) ? list.filter(isOperation).map(normalizeOperation) : [];
 }
 
 /** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import {
+  DEFAULT_KEY,
+  lock,
+  project,
+  type Scenario,
+  seededBranches
+} from '../simulator/scenario.js';
+import { resultFields } from '../src/outputs.js';
+import { buildReport } from '../src/report/model.js';
+import { InProcess } from './helpers/in-process.js';
+import { PROJECT } from './helpers/sim.js';
+
+// create_branch and delete_branch through `waitFor`, against the simulator's branches by name, on
+// simulated time: get-or-create, adopt on a rerun, a lost answer, a crowd, deletion.
+
+let run: InProcess | undefined;
+afterEach(async () => {
+  await run?.dispose();
+  run = undefined;
+});
+
+/** main, dev, preview/pr-12 (so that a search for preview/pr-1 also matches it), a protected one. */
+function scenario(extra: Scenario['operations'] = []): Scenario {
+  const seeded = seededBranches(PROJECT, [
+    { name: 'main' },
+    { name: 'dev' },
+    { name: 'preview/pr-12' },
+    { name: 'release', protected: true }
+  ]);
+  return {
+    keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+    projects: [project(PROJECT)],
+    operations: extra,
+    ...seeded
+  };
+}
+
+const CREATE = { project_id: PROJECT, create_branch: 'preview/pr-1' };
+const named = (name: string) => run!.sim.branches(PROJECT).filter((b) => b.name === name);
+const creates = () =>
+  run!.sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/branches'));
+
+describe('create_branch: get or create by exact name', () => {
+  it('creates it from the default branch with a compute, waits, and gives its connection', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ ...CREATE, expires_in: '7d' });
+    expect(result.status).toBe('finished');
+    const branch = result.request?.branch;
+    expect(branch).toMatchObject({ name: 'preview/pr-1', created: true, parentName: 'main' });
+    expect(named('preview/pr-1')).toHaveLength(1);
+    expect(branch?.id).toBe(named('preview/pr-1')[0]?.id);
+    // Seven days on the service's clock, to the second.
+    const expires = Date.parse(branch?.expiresAt ?? '');
+    const sent = creates()[0]!.at + Date.UTC(2026, 0, 1);
+    expect(Math.abs(expires - sent - 7 * 86_400_000)).toBeLessThan(2000);
+    expect(branch?.connection?.url).toMatch(/^postgres(ql)?:\/\//);
+    expect(branch?.connection?.pooledHost).toMatch(/-pooler/);
+    expect(branch?.readyMs).toBeGreaterThan(0);
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    expect(resultFields(report)).toMatchObject({
+      branch_id: branch?.id,
+      branch_name: 'preview/pr-1',
+      created: true,
+      database_host: branch?.connection?.host
+    });
+    // The URL is a secret: never in the command's --json.
+    expect(JSON.stringify(resultFields(report))).not.toContain(branch?.connection?.url ?? '?');
+  });
+
+  it('a rerun adopts the branch (409): created false, the same id, one branch; preview/pr-12 never picked', async () => {
+    run = await InProcess.start(scenario());
+    const first = await run.wait(CREATE);
+    const second = await run.wait(CREATE);
+    expect(second.result.status).toBe('idle');
+    expect(second.result.request?.status).toBe(409);
+    expect(second.result.request?.branch).toMatchObject({
+      id: first.result.request?.branch?.id,
+      created: false
+    });
+    expect(second.result.request?.branch?.connection?.url).toMatch(/^postgres/);
+    expect(second.log.some((l) => /already exists .*reusing it/.test(l))).toBe(true);
+    expect(named('preview/pr-1')).toHaveLength(1);
+  });
+
+  it('an adopted branch of another parent: a warning, and it is reused as it is', async () => {
+    run = await InProcess.start(scenario());
+    await run.wait(CREATE);
+    const { result, log } = await run.wait({ ...CREATE, parent: 'dev' });
+    expect(result.request?.branch?.created).toBe(false);
+    expect(log.some((l) => /^warning: .*not from dev/.test(l))).toBe(true);
+  });
+
+  it('the answer lost after the create was applied: sent again, 409 adopts, created true, one branch', async () => {
+    run = await InProcess.start(scenario());
+    run.sim.inject({ kind: 'reset-after-apply' }, { method: 'POST', match: '/branches', times: 1 });
+    const { result } = await run.wait(CREATE);
+    expect(result.status).not.toMatch(/unconfirmed|error/);
+    expect(creates().length).toBe(2);
+    expect(result.request?.branch?.created).toBe(true);
+    expect(named('preview/pr-1')).toHaveLength(1);
+  });
+
+  it('a rerun after a lost answer says created false (the branch is older than its first send)', async () => {
+    run = await InProcess.start(scenario());
+    await run.wait(CREATE);
+    run.sim.inject({ kind: 'reset' }, { method: 'POST', match: '/branches', times: 1 });
+    const { result } = await run.wait(CREATE);
+    expect(result.request?.branch?.created).toBe(false);
+  });
+
+  it('ten jobs at once: one branch, each ends with its id, exactly one says created', async () => {
+    run = await InProcess.start(scenario());
+    run.sim.gather(10, { method: 'POST', match: '/branches' });
+    const jobs = await run.waitAll(Array.from({ length: 10 }, () => CREATE));
+    expect(named('preview/pr-1')).toHaveLength(1);
+    const id = named('preview/pr-1')[0]?.id;
+    for (const job of jobs) expect(job.result.request?.branch?.id).toBe(id);
+    expect(jobs.filter((job) => job.result.request?.branch?.created)).toHaveLength(1);
+    expect(jobs.every((job) => !job.result.failure)).toBe(true);
+  });
+
+  it('a project locked 6 s: the create rides it out as request does', async () => {
+    run = await InProcess.start(scenario([lock(PROJECT, -1000, 7000)]));
+    const { result } = await run.wait(CREATE);
+    expect(result.request?.branch?.created).toBe(true);
+    expect(result.request?.holders.length).toBeGreaterThan(0);
+    const accepted = creates().filter((r) => r.status === 201);
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]!.at).toBeLessThanOrEqual(7000);
+  });
+
+  it('a parent that does not exist: an input error naming parent, nothing created', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ ...CREATE, parent: 'preview/pr-1' });
+    expect(result.status).toBe('input_error');
+    expect(result.failure).toMatch(/^Input 'parent' names no branch .*'preview\/pr-1'/);
+    expect(creates()).toHaveLength(0);
+  });
+});
+
+describe('delete_branch: by exact name or id', () => {
+  it('deletes it and waits for the deletion; a second run passes: already gone', async () => {
+    run = await InProcess.start(scenario());
+    await run.wait(CREATE);
+    const { result } = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-1' });
+    expect(result.status).toBe('finished');
+    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-1', deleted: true });
+    expect(named('preview/pr-1')).toHaveLength(0);
+    expect(named('preview/pr-12')).toHaveLength(1);
+    const again = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-1' });
+    expect(again.result.status).toBe('idle');
+    expect(again.result.request?.branch?.deleted).toBe(false);
+    expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
+  });
+
+  it.each([
+    ['main', /default branch/],
+    ['release', /protected branch/]
+  ])('%s is refused as an input error, and no DELETE is sent', async (name, why) => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ project_id: PROJECT, delete_branch: name });
+    expect(result.status).toBe('input_error');
+    expect(result.failure).toMatch(/^Input 'delete_branch' names /);
+    expect(result.failure).toMatch(why);
+    expect(run.sim.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,154 @@
+import type { NeonClient } from './client.js';
+import { RESOURCE_ID } from './operation.js';
+
+/** A branch as the step reads it from the API (`Branch` in the OpenAPI document). */
+export interface Branch {
+  id: string;
+  name: string;
+  parentId?: string;
+  default: boolean;
+  protected: boolean;
+  /** On the service's clock (RFC 3339). */
+  createdAt: string;
+  expiresAt?: string;
+}
+
+/** What `create_branch` and `delete_branch` did to a branch, for the outputs and the reports. */
+export interface BranchOutcome {
+  id: string;
+  name: string;
+  parentId?: string;
+  parentName?: string;
+  /** create_branch: made by this step (`false`: adopted); delete_branch: deleted now (`false`: already gone). */
+  created?: boolean;
+  deleted?: boolean;
+  expiresAt?: string;
+  /** From the step's first request until the branch had no operation in progress (ms). */
+  readyMs?: number;
+  connection?: Connection;
+}
+
+/** How to reach the branch's database; both URLs are secrets (masked when they were read). */
+export interface Connection {
+  url: string;
+  pooledUrl?: string;
+  host: string;
+  pooledHost?: string;
+  database: string;
+  role: string;
+}
+
+/** A branch of an answer, or undefined when it lacks what the step reads. */
+export function branchOf(value: unknown): Branch | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const fields = new Map(Object.entries(value));
+  const text = (key: string): string | undefined => {
+    const field = fields.get(key);
+    return typeof field === 'string' ? field : undefined;
+  };
+  const id = text('id');
+  const name = text('name');
+  const createdAt = text('created_at');
+  if (!id || !RESOURCE_ID.test(id) || name === undefined || !createdAt) return undefined;
+  const parentId = text('parent_id');
+  return {
+    id,
+    name,
+    createdAt,
+    default: fields.get('default') === true,
+    protected: fields.get('protected') === true,
+    ...(parentId && RESOURCE_ID.test(parentId) && { parentId }),
+    ...(text('expires_at') && { expiresAt: text('expires_at') })
+  };
+}
+
+/** How many pages of the branch list are read at most (100 branches a page). */
+const MAX_PAGES = 50;
+
+/**
+ * The project's branches whose name or id holds `search` (all of them without it), every page.
+ * The API matches part of a name: the caller picks the exact one.
+ */
+export async function listBranches(
+  client: NeonClient,
+  projectId: string,
+  deadline: number,
+  search?: string
+): Promise<Branch[]> {
+  const found: Branch[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = new URLSearchParams({ limit: '100' });
+    if (search) query.set('search', search);
+    if (cursor) query.set('cursor', cursor);
+    const path = `/projects/${encodeURIComponent(projectId)}/branches?${query}`;
+    const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
+    const items: unknown[] = Array.isArray(body.branches) ? body.branches : [];
+    let fresh = 0;
+    for (const item of items) {
+      const branch = branchOf(item);
+      if (!branch || seen.has(branch.id)) continue;
+      seen.add(branch.id);
+      found.push(branch);
+      fresh++;
+    }
+    const pagination = body.pagination;
+    const next =
+      pagination && typeof pagination === 'object'
+        ? new Map(Object.entries(pagination)).get('next')
+        : undefined;
+    // A page with nothing new ends the list too: a cursor that does not move would loop.
+    if (typeof next !== 'string' || !next || next === cursor || fresh === 0) break;
+    cursor = next;
+  }
+  return found;
+}
+
+/** The branch whose id is `nameOrId`, else whose name is exactly it (`preview/pr-1` is never `preview/pr-12`). */
+export async function findBranch(
+  client: NeonClient,
+  projectId: string,
+  nameOrId: string,
+  deadline: number,
+  by: 'name' | 'name or id' = 'name or id'
+): Promise<Branch | undefined> {
+  const branches = await listBranches(client, projectId, deadline, nameOrId);
+  const byId = by === 'name or id' ? branches.find((b) => b.id === nameOrId) : undefined;
+  return byId ?? branches.find((b) => b.name === nameOrId);
+}
+
+export async function defaultBranch(
+  client: NeonClient,
+  projectId: string,
+  deadline: number
+): Promise<Branch | undefined> {
+  return (await listBranches(client, projectId, deadline)).find((b) => b.default);
+}
+
+/**
+ * The database and role a connection names: those asked, else the branch's first database and its
+ * owner role (the one a new project makes, `neondb` owned by `neondb_owner`).
+ */
+export async function databaseOf(
+  client: NeonClient,
+  projectId: string,
+  branchId: string,
+  deadline: number,
+  asked: { databaseName?: string; roleName?: string }
+): Promise<{ database: string; role: string } | undefined> {
+  const { databaseName, roleName } = asked;
+  if (databaseName && roleName) return { database: databaseName, role: roleName };
+  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}/databases`;
+  const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
+  const list = Array.isArray(body.databases) ? body.databases : [];
+  const databases = list.flatMap((item: unknown) => {
+    if (!item || typeof item !== 'object') return [];
+    const fields = new Map(Object.entries(item));
+    const [name, owner] = [fields.get('name'), fields.get('owner_name')];
+    return typeof name === 'string' && typeof owner === 'string' ? [{ name, owner }] : [];
+  });
+  const database = databaseName ? databases.find((d) => d.name === databaseName) : databases[0];
+  if (!database) return undefined;
+  return { database: database.name, role: roleName ?? database.owner };
+}

@@ -1,0 +1,63 @@
+/**
+ * What an answer means, for each kind of request: one row a kind, one column a class of answer.
+ * `request.ts` sends by these rows and nothing else; docs/request.md's table is tested against them.
+ * A new kind of request is one row here (and its test).
+ */
+
+/** The classes of answer a request can get (`no_answer`: a network error or a timeout). */
+export const ANSWER_CLASSES = [
+  'accepted',
+  'conflict',
+  'not_found',
+  'locked',
+  'unavailable',
+  'throttled',
+  'no_answer',
+  'other'
+] as const;
+export type AnswerClass = (typeof ANSWER_CLASSES)[number];
+
+/**
+ * What the step does with an answer:
+ * - `accept`: the answer is the request's result;
+ * - `adopt`: a 409 for a name: the thing with that name exists, and is taken as the result;
+ * - `gone`: a 404 for a deletion: what was to be deleted no longer exists, which is what was asked;
+ * - `resend`: no answer to a request that is safe to send again (a GET, or one made idempotent by a name);
+ * - `unconfirmed`: no answer to a mutation that may have been applied: never sent again;
+ * - `await_lock`: 423 Locked: look at the operations holding the project, send again once they end;
+ * - `retry`: 503 or 429: send again after a backoff (the answer's Retry-After when it has one);
+ * - `refuse`: the step ends with the API's error.
+ */
+export type Rule =
+  'accept' | 'adopt' | 'gone' | 'resend' | 'unconfirmed' | 'await_lock' | 'retry' | 'refuse';
+
+/** The rows: `read` and `write` are the `request` input's (a GET, any other method). */
+export type RuleSet = 'read' | 'write' | 'create_branch' | 'delete_branch';
+
+/** Every row's columns, written out: the table is read as it is written. */
+// prettier-ignore
+export const REQUEST_RULES = {
+  read:          { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
+  write:         { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' },
+  // The name makes the create idempotent: sent again, it can only create the branch or answer 409.
+  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
+  // A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked.
+  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
+} as const satisfies Record<RuleSet, Record<AnswerClass, Rule>>;
+
+/** The class of an HTTP status (`undefined`: no answer came). */
+export function answerClass(status: number | undefined): AnswerClass {
+  if (status === undefined) return 'no_answer';
+  if (status >= 200 && status < 300) return 'accepted';
+  const byStatus: Partial<Record<number, AnswerClass>> = {
+    404: 'not_found',
+    409: 'conflict',
+    423: 'locked',
+    429: 'throttled',
+    503: 'unavailable'
+  };
+  return byStatus[status] ?? 'other';
+}
+
+export const ruleFor = (rules: RuleSet, status: number | undefined): Rule =>
+  REQUEST_RULES[rules][answerClass(status)];
