@@ -20,7 +20,7 @@ import {
 } from './peers.js';
 import type { Simulator } from '../simulator/server.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
-import { PREVIEW_NAME, runPreview } from './preview.js';
+import { OUR_SIDE, PREVIEW_NAME, runPreview } from './preview.js';
 
 const PROJECT = 'peer-project-1';
 const job = (...timeline: Parameters<typeof operation>[2]): JobSpec[] => [
@@ -219,5 +219,36 @@ describe('the preview-branch peers', () => {
     expect(cli.creates[0]).toMatchObject({ ending: 'success', created: true });
     // POSTs at 0, 3 and 6 s; the lock ends at 6 s.
     expect(cli.createdAt).toBe(6000);
+  });
+});
+
+describe("this action's side of the preview-branch cases meets issue 35's goals", () => {
+  it('the workflow: 3 green runs, 1 branch, deleted at close, the closing job green twice', async () => {
+    const run = await runPreview(OUR_SIDE, 'workflow');
+    expect(run.creates.map((job) => [job?.ending, job?.created])).toEqual([
+      ['success', true],
+      ['success', false],
+      ['success', false]
+    ]);
+    expect([run.branches, run.left]).toEqual([1, 0]);
+    expect(run.closes.map((job) => job?.ending)).toEqual(['success', 'success']);
+  });
+
+  it('the answer lost: green, created: true, 1 branch; 10 at once: 10 green with one id', async () => {
+    const lost = await runPreview(OUR_SIDE, 'lost answer');
+    expect(lost.creates[0]).toMatchObject({ ending: 'success', created: true });
+    expect(lost.branches).toBe(1);
+    const ten = await runPreview(OUR_SIDE, 'ten at once');
+    expect(ten.creates.filter((job) => job?.ending === 'success')).toHaveLength(10);
+    expect(new Set(ten.creates.map((job) => job?.branchId)).size).toBe(1);
+    expect(ten.creates.filter((job) => job?.created === true)).toHaveLength(1);
+    expect(ten.branches).toBe(1);
+  });
+
+  it('locked 6 s: accepted within 1 s after the lock', async () => {
+    const run = await runPreview(OUR_SIDE, 'locked');
+    expect(run.creates[0]?.ending).toBe('success');
+    expect(run.createdAt).toBeGreaterThanOrEqual(6000);
+    expect(run.createdAt).toBeLessThanOrEqual(7000);
   });
 });

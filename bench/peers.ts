@@ -411,6 +411,11 @@ export interface PreviewContext {
   /** One request; a network error (a reset, a refused connection) throws. */
   call(method: string, path: string, body?: unknown): Promise<PreviewAnswer>;
   sleep(ms: number): Promise<void>;
+  /** For a tool that brings its own client (this action): the API, its key, the time. */
+  url: string;
+  apiKey: string;
+  time: VirtualTime;
+  random: () => number;
 }
 
 /** How a job ended, and the branch it ended with. */

@@ -1,9 +1,16 @@
 import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
+import { NeonClient } from '../src/neon/client.js';
+import { createTransport } from '../src/neon/http.js';
+import type { RequestKind } from '../src/neon/request.js';
+import { DEFAULT_POLICY } from '../src/wait/status.js';
+import { waitFor } from '../src/wait/wait.js';
 import { send } from './locked.js';
 import {
   EPOCH,
+  type Ending,
   type PreviewContext,
   type PreviewEnding,
   type PreviewPeer,
@@ -40,11 +47,53 @@ export interface PreviewRun {
 }
 
 /**
- * This action's side: the engine's `create_branch` / `delete_branch` (issue 35), one function
- * each. NOT WIRED: that engine is being written on branch h-preview and is not on this branch;
- * until it is, the table says "not wired" and prints no figure for this action.
+ * This action's side: the engine's `create_branch` / `delete_branch` (issue 35) through `waitFor`,
+ * as the step runs them (default timeout 10 min and `interval` 5 s), one function for both.
  */
-export const OUR_SIDE: PreviewPeer | undefined = undefined;
+async function ourStep(ctx: PreviewContext, request: RequestKind): Promise<PreviewEnding> {
+  const client = new NeonClient({
+    baseUrl: ctx.url,
+    apiKey: ctx.apiKey,
+    clock: ctx.time.clock,
+    random: ctx.random,
+    transport: ctx.time.transport(createTransport())
+  });
+  try {
+    const result = await waitFor(
+      {
+        projectId: ctx.projectId,
+        operationIds: [],
+        givenOperations: [],
+        wait: true,
+        timeoutMs: 600_000,
+        intervalMs: 5000,
+        policy: DEFAULT_POLICY,
+        request
+      },
+      {
+        client,
+        clock: ctx.time.clock,
+        random: ctx.random,
+        log: { info: () => undefined, warning: () => undefined }
+      }
+    );
+    const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
+    const branch = result.request?.branch;
+    return {
+      ending,
+      ...(branch ? { branchId: branch.id, created: branch.created } : {}),
+      detail: result.failure ?? `${result.request?.attempts ?? 0} attempt(s), waited`
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+export const OUR_SIDE: PreviewPeer = {
+  name: 'this action (create_branch, delete_branch)',
+  create: (ctx) => ourStep(ctx, { kind: 'create_branch', name: ctx.name }),
+  remove: (ctx) => ourStep(ctx, { kind: 'delete_branch', branch: ctx.name })
+};
 
 export async function runPreview(peer: PreviewPeer, kase: PreviewCase): Promise<PreviewRun> {
   const time = new VirtualTime(EPOCH);
@@ -67,7 +116,11 @@ export async function runPreview(peer: PreviewPeer, kase: PreviewCase): Promise<
       projectId: PREVIEW_PROJECT,
       name: PREVIEW_NAME,
       call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
-      sleep: (ms) => time.clock.sleep(ms)
+      sleep: (ms) => time.clock.sleep(ms),
+      url: s.url,
+      apiKey: DEFAULT_KEY,
+      time,
+      random: prng(1)
     };
     const named = (): number =>
       s.branches(PREVIEW_PROJECT).filter((b) => b.name === PREVIEW_NAME).length;
@@ -170,20 +223,11 @@ export function previewRow(kase: PreviewCase, peer: string, run: PreviewRun): st
   }
 }
 
-/** Every case for every tool; this action's rows say "not wired" until `OUR_SIDE` is. */
+/** Every case for every tool, this action first. */
 export async function previewRows(): Promise<string[][]> {
   const rows: string[][] = [];
   for (const kase of PREVIEW_CASES) {
-    if (OUR_SIDE)
-      rows.push(previewRow(kase, `this action (create_branch)`, await runPreview(OUR_SIDE, kase)));
-    else
-      rows.push([
-        kase,
-        'this action (create_branch)',
-        'not wired: create_branch is not on this branch yet',
-        ''
-      ]);
-    for (const peer of PREVIEW_PEERS)
+    for (const peer of [OUR_SIDE, ...PREVIEW_PEERS])
       rows.push(previewRow(kase, peer.name, await runPreview(peer, kase)));
   }
   return rows;
