@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
-import { isInProgress } from '../wait/status.js';
+import { isInProgress } from './operation-status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { Operation } from './operation.js';
