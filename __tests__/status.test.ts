@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isInProgress, isKnownStatus } from '../src/neon/operation-status.js';
+import { API_STATUSES, isInProgress, isKnownStatus } from '../src/neon/operation-status.js';
 import {
   aggregateStatus,
   DEFAULT_POLICY,
@@ -9,18 +9,10 @@ import {
   verdictOf,
   WAIT_STATUS
 } from '../src/wait/status.js';
+import { officialEnum } from './helpers/openapi.js';
 
-/** Every value of the API's OperationStatus enum. */
-const OFFICIAL = [
-  'scheduling',
-  'running',
-  'finished',
-  'failed',
-  'error',
-  'cancelling',
-  'cancelled',
-  'skipped'
-] as const;
+/** The API's OperationStatus enum, as Neon's OpenAPI document lists it. */
+const OFFICIAL = officialEnum('OperationStatus');
 
 // status, without fail_fast, with fail_fast
 const TABLE: Array<[string, string, string]> = [
@@ -37,6 +29,13 @@ const TABLE: Array<[string, string, string]> = [
 ];
 
 const FAIL_FAST = { ...DEFAULT_POLICY, failFast: true };
+
+describe("the API's statuses (src/neon/operation-status.ts)", () => {
+  it("are the OpenAPI document's OperationStatus enum, in its order", () => {
+    expect(OFFICIAL.length).toBeGreaterThanOrEqual(8);
+    expect([...API_STATUSES]).toEqual(OFFICIAL);
+  });
+});
 
 describe('verdictOf', () => {
   it.each(TABLE)('%j is %s, and %s with fail_fast', (status, plain, failFast) => {
@@ -59,7 +58,7 @@ describe('verdictOf', () => {
   });
 
   it('covers every official status in the table above', () => {
-    expect(TABLE.map(([status]) => status)).toEqual(expect.arrayContaining([...OFFICIAL]));
+    expect(TABLE.map(([status]) => status)).toEqual(expect.arrayContaining(OFFICIAL));
   });
 });
 
