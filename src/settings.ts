@@ -43,9 +43,9 @@ const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no
 export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
   const field = (name: InputName): Field => ({ value: input(name).trim(), name });
   const bool = (name: InputName): boolean =>
-    check(field(name), row(name).default === 'true', (v) => BOOL.get(v), BOOL_FORM);
+    readField(field(name), row(name).default === 'true', (v) => BOOL.get(v), BOOL_FORM);
   const text = (name: InputName, pattern: RegExp, form: string): string | undefined =>
-    check(field(name), undefined, (v) => (pattern.test(v) ? v : undefined), form);
+    readField(field(name), undefined, (v) => (pattern.test(v) ? v : undefined), form);
 
   const databaseInput = input('database_url').trim();
   // `response`: the request's answer's first connection URI, known after the request.
@@ -99,7 +99,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
     givenOperations,
     request,
     wait,
-    policy: { failOn: chosen(field('fail_on')), failFast: bool('fail_fast') },
+    policy: { failOn: readChoices(field('fail_on')), failFast: bool('fail_fast') },
     summary: bool('summary'),
     summaryLimit: count(field('summary_limit')),
     commentOnPr: bool('comment_on_pr'),
@@ -132,7 +132,13 @@ function apiKeyProblem(key: string): string | undefined {
 export const boolOrNot = (input: InputReader, name: string): boolean | undefined =>
   BOOL.get(input(name).trim());
 
-export function check<T>(field: Field, unset: T, read: (v: string) => T | undefined, form: string) {
+/** An input read by `read`: `unset` when empty, else what `read` makes of it, or an error saying `form`. */
+export function readField<T>(
+  field: Field,
+  unset: T,
+  read: (v: string) => T | undefined,
+  form: string
+) {
   const parsed = field.value === '' ? unset : read(field.value);
   if (parsed !== undefined || !field.value) return parsed as T;
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
@@ -143,7 +149,7 @@ export function check<T>(field: Field, unset: T, read: (v: string) => T | undefi
  * A `choice` input (one of its row's `choices`) or a `list` one (any of them, separated by commas
  * or spaces); unset: the row's default.
  */
-export function chosen(field: Field): string[] {
+export function readChoices(field: Field): string[] {
   const { type, choices = [], default: fallback = '' } = row(field.name);
   const words = (field.value || fallback).split(/[\s,]+/).filter(Boolean);
   const wrong = words.find((word) => !choices.includes(word));
@@ -189,7 +195,7 @@ export function sinceInput(value: string, now: number): number | undefined {
   if (bare && Number.isNaN(at)) throw invalid(field, unitless);
   // The API keeps operations for about 6 months.
   const recent = now - at <= YEAR_MS && at <= now + 86_400_000;
-  return check(field, undefined, () => (recent ? at : undefined), SINCE_FORM);
+  return readField(field, undefined, () => (recent ? at : undefined), SINCE_FORM);
 }
 
 function operationIds(field: Field): string[] {
@@ -307,7 +313,7 @@ function duration(field: Field): number {
 function count(field: Field): number {
   const { default: fallback, min = 0, max = Infinity } = row(field.name);
   const inBounds = (v: string) => (/^\d+$/.test(v) && +v >= min && +v <= max ? +v : undefined);
-  return check(field, Number(fallback), inBounds, `a whole number from ${min} to ${max}`);
+  return readField(field, Number(fallback), inBounds, `a whole number from ${min} to ${max}`);
 }
 
 function apiHostInput(field: Field): string {

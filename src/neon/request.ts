@@ -89,7 +89,7 @@ export async function sendRequest(
       await pause(retry.delay(backoff++, deadline - clock.now()), outcome, lastError, deps);
       continue;
     }
-    const { status, said } = answer;
+    const { status, errorText: said } = answer;
     if (status >= 200 && status < 300) {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
       const response = withoutSecrets(answer.body);

@@ -44,7 +44,7 @@ interface StatusRow {
  * API's come first (what each means to the service: `neon/operation-status.ts`), then the wait's.
  */
 // prettier-ignore
-const ROWS = {
+const STATUS_ROWS = {
   finished: { verdict: 'success', rank: 20, marker: '✅' },
   skipped: { verdict: 'success', byFailOn: true, shown: 'skipped', rank: 10, marker: '⏭️' },
   failed: { verdict: 'pending', shown: 'failure', rank: 70, marker: '⚠️' },
@@ -65,7 +65,7 @@ const ROWS = {
 } satisfies Record<ApiStatus | WaitStatus, StatusRow>;
 
 // A Map, not the object: an API status such as `__proto__` must find nothing.
-const STATUSES: ReadonlyMap<string, StatusRow> = new Map(Object.entries(ROWS));
+const STATUSES: ReadonlyMap<string, StatusRow> = new Map(Object.entries(STATUS_ROWS));
 
 export const STATUS_NAMES = [...STATUSES.keys()];
 /** Every status's row (the test checks each). */
