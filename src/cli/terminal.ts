@@ -1,6 +1,6 @@
 import type { AwaitedOperation } from '../neon/operation.js';
 import { PROGRESS_CHOICES } from '../inputs.js';
-import { readChoices } from '../settings.js';
+import { readChoices } from '../settings/fields.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
