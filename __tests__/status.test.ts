@@ -1,26 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
+import { API_STATUSES, isInProgress, isKnownStatus } from '../src/neon/operation-status.js';
 import {
   aggregateStatus,
   DEFAULT_POLICY,
-  isKnownStatus,
   shownAs,
   STATUS_NAMES,
   statusRows,
   verdictOf,
   WAIT_STATUS
 } from '../src/wait/status.js';
+import { officialEnum } from './helpers/openapi.js';
 
-/** Every value of the API's OperationStatus enum. */
-const OFFICIAL = [
-  'scheduling',
-  'running',
-  'finished',
-  'failed',
-  'error',
-  'cancelling',
-  'cancelled',
-  'skipped'
-] as const;
+/** The API's OperationStatus enum, as Neon's OpenAPI document lists it. */
+const OFFICIAL = officialEnum('OperationStatus');
 
 // status, without fail_fast, with fail_fast
 const TABLE: Array<[string, string, string]> = [
@@ -37,6 +29,13 @@ const TABLE: Array<[string, string, string]> = [
 ];
 
 const FAIL_FAST = { ...DEFAULT_POLICY, failFast: true };
+
+describe("the API's statuses (src/neon/operation-status.ts)", () => {
+  it("are the OpenAPI document's OperationStatus enum, in its order", () => {
+    expect(OFFICIAL.length).toBeGreaterThanOrEqual(8);
+    expect([...API_STATUSES]).toEqual(OFFICIAL);
+  });
+});
 
 describe('verdictOf', () => {
   it.each(TABLE)('%j is %s, and %s with fail_fast', (status, plain, failFast) => {
@@ -59,7 +58,7 @@ describe('verdictOf', () => {
   });
 
   it('covers every official status in the table above', () => {
-    expect(TABLE.map(([status]) => status)).toEqual(expect.arrayContaining([...OFFICIAL]));
+    expect(TABLE.map(([status]) => status)).toEqual(expect.arrayContaining(OFFICIAL));
   });
 });
 
@@ -111,8 +110,13 @@ describe('aggregateStatus', () => {
 });
 
 describe('the status table', () => {
+  it("holds pending exactly the API's statuses in progress to the service", () => {
+    for (const [status, row] of statusRows().filter(([name]) => isKnownStatus(name)))
+      expect([status, row.verdict === 'pending']).toEqual([status, isInProgress(status)]);
+  });
+
   it('agrees with the default policy on what fail_on decides', () => {
-    const operations = statusRows().filter(([, row]) => row.of === 'operation');
+    const operations = statusRows().filter(([status]) => isKnownStatus(status));
     for (const [status, row] of operations)
       expect([status, row.verdict]).toEqual([status, verdictOf(status, DEFAULT_POLICY)]);
   });
@@ -124,7 +128,7 @@ describe('the status table', () => {
     for (const [status, row] of statusRows()) {
       expect([status, Object.keys(row)]).toEqual([
         status,
-        expect.arrayContaining(['marker', 'of', 'rank', 'verdict'])
+        expect.arrayContaining(['marker', 'rank', 'verdict'])
       ]);
       for (const value of Object.values(row)) expect([status, value]).not.toContainEqual('');
       expect([status, row.marker]).not.toEqual([status, '❔']);

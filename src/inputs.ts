@@ -9,7 +9,7 @@ import { DEFAULT_POLICY, FAIL_ON_CHOICES } from './wait/status.js';
  * do not fit. `only`: the one front end that has it. `arg`: the flag's argument (none: a switch).
  * `env`: read when the flag is absent. `secret`: the command names it by its variable (its flag is
  * discouraged). `multiple`: the flag may be repeated. `choices`: what a `choice` or `list` input
- * takes (`chosen()` in settings.ts reads both).
+ * takes (`readChoices()` in settings.ts reads both).
  */
 interface InputRow {
   /** `choice`: one of `choices`; `list`: any of them, separated by commas. */
@@ -36,7 +36,7 @@ const H = 3_600_000;
 export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
 
 // prettier-ignore
-const ROWS = {
+const INPUT_ROWS = {
   api_key: { type: 'text', description: 'Required. Neon API key, from a secret. Masked at once; never printed.', arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' },
   project_id: { type: 'text', default: '', description: 'Project id. Default: taken from `operations`, else the only project the key can see.', arg: 'ID', env: 'NEON_PROJECT_ID' },
   org_id: { type: 'text', default: '', description: 'Organization id, to find the project with a personal key. Default none.', arg: 'ID' },
@@ -79,17 +79,17 @@ const ROWS = {
 } satisfies Record<string, InputRow>;
 
 /** An input's name, as action.yml spells it: the compiler checks every name the code reads. */
-export type InputName = keyof typeof ROWS;
+export type InputName = keyof typeof INPUT_ROWS;
 
 export interface Input extends InputRow {
   name: InputName;
 }
 
-export const input = (name: InputName): Input => Object.assign({ name }, ROWS[name]);
+export const input = (name: InputName): Input => Object.assign({ name }, INPUT_ROWS[name]);
 
-const isInputName = (name: string): name is InputName => Object.hasOwn(ROWS, name);
+const isInputName = (name: string): name is InputName => Object.hasOwn(INPUT_ROWS, name);
 
-export const INPUTS: readonly Input[] = Object.keys(ROWS).filter(isInputName).map(input);
+export const INPUTS: readonly Input[] = Object.keys(INPUT_ROWS).filter(isInputName).map(input);
 
 /** The command's flag for an input (`project-id`), without its dashes. */
 export const flagOf = (row: Input): string => row.flag ?? row.name.replace(/_/g, '-');

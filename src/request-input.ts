@@ -1,6 +1,7 @@
 import { REQUEST_METHODS } from './neon/http.js';
 import type { RequestKind } from './neon/request.js';
-import { duration, type Field, type InputReader, invalid } from './settings.js';
+import type { InputReader } from './settings.js';
+import { type Field, invalid, readDuration } from './settings/fields.js';
 import type { InputName } from './inputs.js';
 import { oneLine } from './util/text.js';
 
@@ -59,7 +60,7 @@ export function requestKind(
     kind: 'create_branch',
     name: branchName(input, 'create_branch', BRANCH_NAME_FORM),
     ...(field('parent').value && { parent: branchName(input, 'parent', NAME_OR_ID_FORM) }),
-    ...(expires.value && { expiresInMs: duration(expires) }),
+    ...(expires.value && { expiresInMs: readDuration(expires) }),
     ...(field('role_name').value && { roleName: identifier(field('role_name')) }),
     ...(field('database_name').value && { databaseName: identifier(field('database_name')) })
   };

@@ -1,6 +1,6 @@
 import type { AwaitedOperation } from '../neon/operation.js';
 import { PROGRESS_CHOICES } from '../inputs.js';
-import { chosen } from '../settings.js';
+import { readChoices } from '../settings/fields.js';
 import { formatDuration } from '../util/duration.js';
 import { INVISIBLE, neutralize, truncate } from '../util/text.js';
 
@@ -21,7 +21,7 @@ const CI =
 
 /** `--progress` (else its variable; `--quiet` is none); auto: live on a terminal, unless dumb or CI. */
 export function progressStyle(value: string, env: NodeJS.ProcessEnv, isTTY?: boolean) {
-  const [word] = chosen({ name: 'progress', value });
+  const [word] = readChoices({ name: 'progress', value });
   const style = PROGRESS_CHOICES.find((choice) => choice === word);
   if (style !== undefined && style !== 'auto') return style;
   const ci = Object.entries(env).some(([k, v]) => CI.test(k) && v && v !== 'false');

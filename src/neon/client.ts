@@ -38,12 +38,12 @@ interface ClientOptions extends RetryPolicyOptions {
   mask?: (secret: string) => void;
 }
 
-/** One answer to a `request` input's request: its status, its JSON (redacted), what an error said. */
+/** One answer to a `request` input's request: its status, its JSON (redacted), its error text. */
 export interface SentAnswer {
   status: number;
   body?: Record<string, unknown>;
   /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
-  said: string;
+  errorText: string;
   retryAfterMs?: number;
   /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
   connectionUri?: string;
@@ -163,7 +163,7 @@ export class NeonClient {
     try {
       raw = JSON.parse(response.text);
     } catch {
-      // Not JSON: `said` tells so.
+      // Not JSON: `errorText` tells so.
     }
     // Masked before anything reads the answer: every later text is redacted of them.
     for (const secret of responseSecrets(raw)) {
@@ -178,7 +178,7 @@ export class NeonClient {
     return {
       status: response.status,
       body: parsed,
-      said: describeHttpError(response.status, parsed, text),
+      errorText: describeHttpError(response.status, parsed, text),
       retryAfterMs: retryAfter(header, this.clock.now()),
       connectionUri: firstConnectionUri(raw)
     };
@@ -274,11 +274,11 @@ export class NeonClient {
       const why = body ? 'without the expected fields' : 'with a body that is not JSON';
       throw new TransientError(`HTTP ${status} ${why}`);
     }
-    const said = `${describeHttpError(status, body, text)}${ref}`;
+    const errorText = `${describeHttpError(status, body, text)}${ref}`;
     if (isRetryableStatus(status))
       // An HTTP-date Retry-After is on the service's clock.
       throw new TransientError(
-        said,
+        errorText,
         retryAfter(header('retry-after'), this.serviceClock.toService(this.clock.now())),
         status
       );
@@ -291,7 +291,7 @@ export class NeonClient {
         : status >= 300 && status < 400
           ? `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the ` +
             'API key is sent only to the API host.'
-          : said;
+          : errorText;
     throw new ApiError(message, status, requestId);
   }
 }
@@ -355,10 +355,10 @@ function projectOf(value: unknown): Project | undefined {
 /** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
 function describeHttpError(status: number, body: Body | undefined, text: string): string {
   const { code, message } = body ?? {};
-  const said = typeof message === 'string' ? oneLine(message, 1000) : undefined;
+  const apiMessage = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
   const what = text.trim() ? 'a body that is not JSON' : 'an empty body';
-  const detail = body ? [tag, said].filter(Boolean).join(': ') : what;
+  const detail = body ? [tag, apiMessage].filter(Boolean).join(': ') : what;
   return `HTTP ${status}${detail ? `: ${detail}` : ''}`;
 }
 

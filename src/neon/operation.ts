@@ -4,7 +4,12 @@ export interface Operation {
   project_id: string;
   branch_id?: string;
   endpoint_id?: string;
+  /**
+   * Any string, shown as written: the service has actions the OpenAPI document's OperationAction
+   * enum lacks (`delete_tenant`), and new ones arrive often, so no list is kept to check or label them.
+   */
   action: string;
+  /** One of `API_STATUSES` (`operation-status.ts`), or a newer one: unknown, taken as in progress. */
   status: string;
   failures_count: number;
   created_at: string;

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
-import { isInProgress } from '../wait/status.js';
+import { isInProgress } from './operation-status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branches.js';
@@ -125,7 +125,7 @@ export async function sendRequest(
       await pause(retry.delay(backoff++, deadline - clock.now()), outcome, lastError, deps);
       continue;
     }
-    const { status, said } = answer;
+    const { status, errorText } = answer;
     const rule = ruleFor(request.rules, status);
     if (rule === 'accept' || rule === 'adopt' || rule === 'gone') {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
@@ -133,7 +133,7 @@ export async function sendRequest(
       const response = withoutSecrets(answer.body);
       return { ...outcome, status, ended: rule, response, databaseUrl: answer.connectionUri };
     }
-    lastError = said;
+    lastError = errorText;
     if (rule === 'await_lock') {
       lockedSince ??= now;
       const holders = await lockHolders(client, projectId, deadline);
@@ -149,7 +149,7 @@ export async function sendRequest(
       deps.log(
         `${named}: HTTP 423 Locked, no operation in progress in the list (attempt ${outcome.attempts}, locked ${since}).`
       );
-      await pause(retry.delay(backoff++, deadline - clock.now()), outcome, said, deps);
+      await pause(retry.delay(backoff++, deadline - clock.now()), outcome, errorText, deps);
       continue;
     }
     if (rule === 'retry') {
@@ -159,12 +159,12 @@ export async function sendRequest(
         answer.retryAfterMs,
         status === 429
       );
-      deps.log(`${named}: ${said}; trying again (attempt ${outcome.attempts}).`);
-      await pause(delay, outcome, said, deps);
+      deps.log(`${named}: ${errorText}; trying again (attempt ${outcome.attempts}).`);
+      await pause(delay, outcome, errorText, deps);
       continue;
     }
     // The body is never echoed: it may hold what the user did not mean to show.
-    throw new ApiError(`The request ${named} was refused: ${said}.`, status);
+    throw new ApiError(`The request ${named} was refused: ${errorText}.`, status);
   }
 }
 

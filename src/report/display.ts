@@ -1,6 +1,6 @@
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { capital } from '../util/text.js';
-import { isInProgress } from '../wait/status.js';
+import { isInProgress } from '../neon/operation-status.js';
 
 // Where the generic rule (first letter up, underscores to spaces) reads badly.
 const NAMES: Record<string, string> = {

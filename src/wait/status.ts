@@ -1,3 +1,5 @@
+import { type ApiStatus, isKnownStatus } from '../neon/operation-status.js';
+
 /** The wait's own statuses, which the `status` output holds beside the API's. */
 export const WAIT_STATUS = {
   idle: 'idle',
@@ -15,17 +17,6 @@ export const WAIT_STATUS = {
 } as const;
 type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
 
-/** The API's OperationStatus enum. */
-type ApiStatus =
-  | 'finished'
-  | 'skipped'
-  | 'failed'
-  | 'cancelled'
-  | 'error'
-  | 'cancelling'
-  | 'running'
-  | 'scheduling';
-
 /** The `status` output: a wait status, or an operation's status as the API wrote it. */
 export type Status = ApiStatus | WaitStatus | (string & {});
 
@@ -33,7 +24,6 @@ export type Status = ApiStatus | WaitStatus | (string & {});
 export type Verdict = 'success' | 'failure' | 'pending';
 
 interface StatusRow {
-  of: 'operation' | 'wait';
   /** Its verdict (`failed` with `fail_fast` aside); with `byFailOn`, under the default policy. */
   verdict: Verdict;
   /** A failure when `fail_on` lists it, else a success. */
@@ -50,38 +40,38 @@ interface StatusRow {
  * The one status vocabulary, in the order the `status` output's description lists them. `failed`
  * is pending (the control plane may retry it) but shown as a failure. In-progress statuses rank
  * between failures and successes, so that `wait: false` reports "still running" over "finished"
- * but under any failure; the wait's own, but `timeout`, rank as an unknown status would.
+ * but under any failure; the wait's own, but `timeout`, rank as an unknown status would. The
+ * API's come first (what each means to the service: `neon/operation-status.ts`), then the wait's.
  */
 // prettier-ignore
-const ROWS = {
-  finished: { of: 'operation', verdict: 'success', rank: 20, marker: '✅' },
-  skipped: { of: 'operation', verdict: 'success', byFailOn: true, shown: 'skipped', rank: 10, marker: '⏭️' },
-  failed: { of: 'operation', verdict: 'pending', shown: 'failure', rank: 70, marker: '⚠️' },
-  cancelled: { of: 'operation', verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 80, marker: '🚫' },
-  error: { of: 'operation', verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 90, marker: '❌' },
-  cancelling: { of: 'operation', verdict: 'pending', rank: 60, marker: '⏳' },
-  running: { of: 'operation', verdict: 'pending', rank: 50, marker: '⏳' },
-  scheduling: { of: 'operation', verdict: 'pending', rank: 40, marker: '🕓' },
-  timeout: { of: 'wait', verdict: 'failure', rank: 100, marker: '⌛', label: 'timed out' },
-  idle: { of: 'wait', verdict: 'success', rank: 55, marker: '✅' },
-  busy: { of: 'wait', verdict: 'pending', rank: 55, marker: '⏳', label: 'busy (work in progress)' },
-  watching: { of: 'wait', verdict: 'pending', rank: 55, marker: '⏳' },
-  aborted: { of: 'wait', verdict: 'failure', rank: 55, marker: '🛑', label: 'interrupted' },
-  api_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'API error' },
-  input_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'input error' },
-  database_error: { of: 'wait', verdict: 'failure', rank: 55, marker: '❌', label: 'database error' },
-  unconfirmed: { of: 'wait', verdict: 'failure', rank: 55, marker: '❓', label: 'request unconfirmed' }
+const STATUS_ROWS = {
+  finished: { verdict: 'success', rank: 20, marker: '✅' },
+  skipped: { verdict: 'success', byFailOn: true, shown: 'skipped', rank: 10, marker: '⏭️' },
+  failed: { verdict: 'pending', shown: 'failure', rank: 70, marker: '⚠️' },
+  cancelled: { verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 80, marker: '🚫' },
+  error: { verdict: 'failure', byFailOn: true, shown: 'skipped', rank: 90, marker: '❌' },
+  cancelling: { verdict: 'pending', rank: 60, marker: '⏳' },
+  running: { verdict: 'pending', rank: 50, marker: '⏳' },
+  scheduling: { verdict: 'pending', rank: 40, marker: '🕓' },
+  timeout: { verdict: 'failure', rank: 100, marker: '⌛', label: 'timed out' },
+  idle: { verdict: 'success', rank: 55, marker: '✅' },
+  busy: { verdict: 'pending', rank: 55, marker: '⏳', label: 'busy (work in progress)' },
+  watching: { verdict: 'pending', rank: 55, marker: '⏳' },
+  aborted: { verdict: 'failure', rank: 55, marker: '🛑', label: 'interrupted' },
+  api_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'API error' },
+  input_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'input error' },
+  database_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'database error' },
+  unconfirmed: { verdict: 'failure', rank: 55, marker: '❓', label: 'request unconfirmed' }
 } satisfies Record<ApiStatus | WaitStatus, StatusRow>;
 
 // A Map, not the object: an API status such as `__proto__` must find nothing.
-const STATUSES: ReadonlyMap<string, StatusRow> = new Map(Object.entries(ROWS));
+const STATUSES: ReadonlyMap<string, StatusRow> = new Map(Object.entries(STATUS_ROWS));
 
 export const STATUS_NAMES = [...STATUSES.keys()];
 /** Every status's row (the test checks each). */
 export const statusRows = () => [...STATUSES];
 
-const apiRow = (status: string) =>
-  STATUSES.get(status)?.of === 'operation' ? STATUSES.get(status) : undefined;
+const apiRow = (status: string) => (isKnownStatus(status) ? STATUSES.get(status) : undefined);
 
 /** The statuses `fail_on` may list: the final ones whose verdict is the user's call. */
 export const FAIL_ON_CHOICES = STATUS_NAMES.filter((status) => STATUSES.get(status)?.byFailOn);
@@ -121,13 +111,6 @@ export function shownAs(status: string, policy: FailurePolicy): Verdict | 'skipp
   if (verdict === 'failure') return verdict;
   return apiRow(status)?.shown ?? verdict;
 }
-
-/** One of the API's OperationStatus enum (any other string is unknown: treated as in progress). */
-export const isKnownStatus = (status: string): boolean => apiRow(status) !== undefined;
-
-/** In progress as far as the project is concerned (project mode waits until none is). */
-export const isInProgress = (status: string): boolean =>
-  (apiRow(status)?.verdict ?? 'pending') === 'pending';
 
 export const statusMarker = (status: string): string => STATUSES.get(status)?.marker ?? '❔';
 

@@ -1,7 +1,8 @@
 import { type AwaitedOperation, type Operation, shortId } from '../neon/operation.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { type FailurePolicy, isKnownStatus, type Verdict, verdictOf } from './status.js';
+import { isKnownStatus } from '../neon/operation-status.js';
+import { type FailurePolicy, type Verdict, verdictOf } from './status.js';
 
 /** Where the wait tells a person what it sees: the job log in the action, nothing in the benchmark. */
 export interface WaitLog {

@@ -14,7 +14,8 @@ import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
-import { type FailurePolicy, isInProgress, type Verdict, WAIT_STATUS } from './status.js';
+import { isInProgress } from '../neon/operation-status.js';
+import { type FailurePolicy, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
 import type { RequestOutcome } from '../neon/request.js';

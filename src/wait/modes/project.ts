@@ -1,7 +1,8 @@
 import { CHECK_BUDGET, deepening, ORDER_SLACK_MS, PAGE_SIZE } from '../../neon/paging.js';
 import { inScope } from '../../neon/operation.js';
 import { failed, type ModeContext, type ModeWords } from '../mode.js';
-import { isInProgress, WAIT_STATUS } from '../status.js';
+import { isInProgress } from '../../neon/operation-status.js';
+import { WAIT_STATUS } from '../status.js';
 
 /** The first check looks this many pages deep for work started earlier. */
 const FIRST_SCAN_PAGES = 3;

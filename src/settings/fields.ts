@@ -1,0 +1,76 @@
+/** Reading one input by its row in `inputs.ts`: its type, default, bounds, choices, and its error. */
+import { type InputName, input as row } from '../inputs.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { InputError, type Naming } from '../util/errors.js';
+import { capital, oneLine } from '../util/text.js';
+
+/** An input's value, trimmed, with its name for the error. */
+export type Field = { value: string; name: InputName };
+
+/** As `core.getBooleanInput` reads them (the YAML 1.2 core schema's booleans). */
+const BOOL = new Map([
+  ['true', true],
+  ['True', true],
+  ['TRUE', true],
+  ['false', false],
+  ['False', false],
+  ['FALSE', false]
+]);
+const BOOL_FORM = 'true or false (true, True, TRUE, false, False or FALSE)';
+/** `true` or `false` as the runner reads them, else undefined. */
+export const asBool = (text: string): boolean | undefined => BOOL.get(text);
+
+/** A `bool` input; unset: the row's default. */
+export const readBool = (field: Field): boolean =>
+  readField(field, row(field.name).default === 'true', asBool, BOOL_FORM);
+
+/** An input read by `read`: `unset` when empty, else what `read` makes of it, or an error saying `form`. */
+export function readField<T>(
+  field: Field,
+  unset: T,
+  read: (v: string) => T | undefined,
+  form: string
+): T {
+  if (field.value === '') return unset;
+  const parsed = read(field.value);
+  if (parsed !== undefined) return parsed;
+  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
+}
+
+/**
+ * A `choice` input (one of its row's `choices`) or a `list` one (any of them, separated by commas
+ * or spaces); unset: the row's default.
+ */
+export function readChoices(field: Field): string[] {
+  const { type, choices = [], default: fallback = '' } = row(field.name);
+  const words = (field.value || fallback).split(/[\s,]+/).filter(Boolean);
+  const wrong = words.find((word) => !choices.includes(word));
+  const named = `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
+  if (wrong === undefined && (type === 'list' || words.length === 1)) return words;
+  const form = type === 'list' ? `any of ${named}, separated by commas` : named;
+  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
+}
+
+/** An error whose message starts with the input's name (`text` may name others). */
+export function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
+  const words = typeof text === 'string' ? () => text : text;
+  return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
+}
+
+/** A `duration` input within its row's bounds (`90` is seconds); unset: the row's default. */
+export function readDuration(field: Field): number {
+  const { default: fallback = '', min = 0, max = Infinity } = row(field.name);
+  const value = field.value || fallback;
+  const ms = parseDuration(value) ?? NaN;
+  if (ms >= min && ms <= max) return ms;
+  const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
+  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s`;
+  throw invalid(field, `must be ${form}; '${oneLine(value, 60)}' is ${why}.`);
+}
+
+/** A `count` input: a whole number within its row's bounds; unset: the row's default. */
+export function readCount(field: Field): number {
+  const { default: fallback, min = 0, max = Infinity } = row(field.name);
+  const inBounds = (v: string) => (/^\d+$/.test(v) && +v >= min && +v <= max ? +v : undefined);
+  return readField(field, Number(fallback), inBounds, `a whole number from ${min} to ${max}`);
+}
