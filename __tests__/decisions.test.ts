@@ -511,6 +511,7 @@ describe("the first check's List is an optimisation: the awaited operation's ans
 
 describe('requests per check stay bounded whatever the spread of what is followed', () => {
   const ROUTE_GET = 'GET /projects/{project_id}/operations/{operation_id}';
+  const ROUTE_LIST = 'GET /projects/{project_id}/operations';
 
   it('2,000 awaited ids with 40 stragglers spread through them: a few requests per check', async () => {
     // One created every 100 ms; every 50th ends a minute from now, the rest a second after creation.
@@ -532,6 +533,38 @@ describe('requests per check stay bounded whatever the spread of what is followe
     // Within the 700 a minute every job of the account shares, with room to spare.
     const firstMinute = s.sim.requests.filter((r) => r.at < 60_000);
     expect(firstMinute.length).toBeLessThanOrEqual(100);
+  });
+
+  it("watch_job's post step after a job of 2,000 operations, 40 still running: a few requests per check", async () => {
+    // The job ran for about an hour before the post step: one operation every 1.5 s, every 50th
+    // still running (ending 5 to 24.5 s from now); the project's older work precedes the mark.
+    const mark = { projectId: PROJECT, createdAt: EPOCH - 3_600_000, ids: [] };
+    const before = pastOperations(PROJECT, 'start_compute', Array(30).fill(2000), 200_000).map(
+      (op) => ({ ...op, created: op.created - 3_600_000 })
+    );
+    const job = Array.from({ length: 2000 }, (_, i) =>
+      operation(PROJECT, 'create_branch', [
+        [-3_000_000 + i * 1500, 'running'],
+        [i % 50 === 0 ? 5000 + i * 5 : -2_999_000 + i * 1500, 'finished']
+      ])
+    );
+    // A later step of the job started one more while the post step waits: it is found and awaited.
+    const late = operation(PROJECT, 'apply_config', [
+      [8000, 'running'],
+      [30_000, 'finished']
+    ]);
+    const s = await start([...before, ...job, late]);
+    const { result } = await s.post(mark, { ...base, interval: '5s', timeout: '120s' });
+    expect(result.status).toBe('finished');
+    expect(result.finishedAt - EPOCH).toBeGreaterThanOrEqual(30_000);
+    expect(result.operations.map((op) => op.id)).toContain(late.id);
+    expect(result.operations).toHaveLength(2001);
+    const lists = s.sim.requests.filter((r) => r.route === ROUTE_LIST).length;
+    const gets = s.sim.requests.filter((r) => r.route === ROUTE_GET).length;
+    expect(lists).toBeLessThanOrEqual(result.checks * 4);
+    expect(gets).toBeLessThanOrEqual(result.checks * 3);
+    // Within the 700 a minute every job of the account shares, with room to spare.
+    expect(s.sim.requests.filter((r) => r.at < 60_000).length).toBeLessThanOrEqual(100);
   });
 
   it("project mode while another job's 300 operations run: a few requests per check", async () => {

@@ -13,6 +13,7 @@ import {
   PAST_HISTORY_PACE
 } from '../src/wait/history.js';
 import { operation, pastOperations } from '../simulator/scenario.js';
+import { prng } from '../simulator/simulated-wait.js';
 import { InProcess } from './helpers/in-process.js';
 import { PROJECT } from './helpers/sim.js';
 
@@ -57,14 +58,21 @@ describe('learnHistory', () => {
     expect(model?.outlasted(30_000)).toBe(false);
   });
 
-  it('says an operation outlasted its history a quarter second past the longest of them, or past p99', () => {
-    const model = learnHistory(history([20_000, 29_000, 30_000, 30_000, 30_000])).get(
+  it('says an operation outlasted its history past what it predicts for one more, and past the longest', () => {
+    // Five samples bound their kind's tail poorly: 30.3 s is no evidence against them (issue 36
+    // class 13); past mean + 2 widths of a Student-t's prediction it is.
+    const five = learnHistory(history([20_000, 29_000, 30_000, 30_000, 30_000])).get(
       'create_branch'
     );
-    expect(model?.outlasted(30_200)).toBe(false);
-    expect(model?.outlasted(30_300)).toBe(true);
+    expect(five?.outlasted(30_300)).toBe(false);
+    expect(five?.outlasted(40_000)).toBe(false);
+    expect(five?.outlasted(60_000)).toBe(true);
+    // Twenty alike bound it tightly: a quarter second past the longest.
+    const twenty = learnHistory(history(Array<number>(20).fill(30_000))).get('create_branch');
+    expect(twenty?.outlasted(30_200)).toBe(false);
+    expect(twenty?.outlasted(31_500)).toBe(true);
     // The kernels reach past the longest, but no operation speaks for 34 s.
-    expect(model?.(34_000)).toBeGreaterThan(0.001);
+    expect(twenty?.(34_000)).toBeGreaterThan(0.001);
     // One in 151 lasted 10 min: past the others, fewer than 1% of the history speak.
     const rare = learnHistory(history([...Array<number>(150).fill(1000), 600_000]));
     expect(rare.get('create_branch')?.outlasted(1200)).toBe(false);
@@ -250,6 +258,29 @@ describe('the wait with history (in-process, simulated time)', () => {
     expect(runs.wrong.requests).toBeLessThanOrEqual(runs.ladder.requests * 1.1);
     expect(runs.wrong.worstMs).toBeLessThanOrEqual(5000);
     expect(runs.ladder.worstMs).toBeGreaterThan(5000);
+  });
+
+  it('with only 5 past operations of ~8 s, notices one a little longer than all of them within a second, at a tenth more requests than the ladder at most', async () => {
+    // Issue 36 class 13: the longest of five samples is a poor bound. 20 draws: past lengths of
+    // 7.2 to 8.8 s, the awaited one 5 to 15 % longer than the longest of them.
+    const random = prng(36);
+    const notices: number[] = [];
+    const requests = { ladder: 0, learned: 0 };
+    for (let i = 0; i < 20; i++) {
+      const past = Array.from({ length: 5 }, () => 7200 + 1600 * random());
+      const endMs = Math.round(Math.max(...past) * (1.05 + 0.1 * random()));
+      const ladder = await thirtySeconds([], endMs, i + 1);
+      const learned = await thirtySeconds(past, endMs, i + 1);
+      requests.ladder += ladder.requests;
+      requests.learned += learned.requests;
+      notices.push(learned.noticeMs);
+    }
+    notices.sort((a, b) => a - b);
+    expect(notices.reduce((a, b) => a + b) / notices.length).toBeLessThanOrEqual(1000);
+    expect(notices[17]).toBeLessThanOrEqual(2000); // p90 of 20
+    // The goal is no more than the ladder; the checks placed past the longest cost a tenth more
+    // here (132 against 120; 6.1 against 6.0 in the benchmark's draws).
+    expect(requests.learned).toBeLessThanOrEqual(requests.ladder * 1.1);
   });
 
   it("sends nothing at once when the operations input is moments old and running; the first look lists the project's operations", async () => {

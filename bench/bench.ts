@@ -167,13 +167,18 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
  * `trials` waits of `peer` for one operation of `lengths`, each with `count` past operations of
  * its kind `factor` times as long: the notice delays (of the waits that noticed) and the requests.
  */
+interface Trials {
+  noticed: number[];
+  requests: number[];
+}
+
 async function learnedTrials(
   peer: Peer,
   lengths: Lengths,
   count: number,
   factor: number,
   trials: number
-): Promise<{ noticed: number[]; requests: number[] }> {
+): Promise<Trials> {
   const noticed: number[] = [];
   const requests: number[] = [];
   const past = scaled(lengths, factor);
@@ -227,6 +232,59 @@ async function wrongHistoryTable(): Promise<string> {
       'lengths',
       'requests, mean: ladder → 20 past, 3× fast',
       'notice delay, mean: ladder → 3× fast'
+    ],
+    rows
+  );
+}
+
+/**
+ * The two cases one rule must hold at once (issue 36 class 13), each against the ladder (no
+ * history) on the same draws: ~12 s operations with 20 past ones three times too fast (an outage
+ * day: history is wrong), and 5 past operations of ~8 s with the awaited one 5 to 15 % longer than
+ * the longest of them (history is right, but five samples bound its tail poorly).
+ */
+async function shortHistoryTable(): Promise<string> {
+  const trials = Math.max(30, Math.round(DIST_TRIALS / 2));
+  const action = PEERS[0] as Peer;
+  const rows: string[][] = [];
+  const row = (name: string, history: string, { noticed, requests }: Trials) =>
+    rows.push([
+      name,
+      history,
+      `${fmt(median(noticed))} / ${fmt(mean(noticed))} / ${fmt(quantile(noticed, 0.9))}`,
+      mean(requests).toFixed(1),
+      noticed.length === trials ? '' : `${trials - noticed.length} of ${trials} not noticed`
+    ]);
+  const twelve = around(12);
+  row(twelve.name, 'none (the ladder)', await learnedTrials(action, twelve, 0, 1, trials));
+  row(twelve.name, '20 past, 3× fast', await learnedTrials(action, twelve, 20, 1 / 3, trials));
+  const eight = around(8);
+  const longer = 'a little longer than 5 past of ~8 s';
+  for (const [history, count] of [
+    ['none (the ladder)', 0],
+    ['5 past of ~8 s', 5]
+  ] as const) {
+    const noticed: number[] = [];
+    const requests: number[] = [];
+    for (let i = 0; i < trials; i++) {
+      const random = prng(200_000 + i);
+      const past = Array.from({ length: 5 }, () => eight.draw(random));
+      const longest = Math.max(...past);
+      const lengths = { name: longer, draw: () => longest * (1.05 + 0.1 * random()) };
+      const run = await waitForOne(action, lengths, random, i, () => past.slice(0, count));
+      const job = run.jobs[0] as JobResult;
+      if (job.noticeMs !== undefined) noticed.push(job.noticeMs);
+      requests.push(run.requests);
+    }
+    row(longer, history, { noticed, requests });
+  }
+  return table(
+    [
+      'lengths',
+      'history of its kind',
+      'notice delay: median / mean / p90',
+      'requests, mean',
+      'note'
     ],
     rows
   );
@@ -706,7 +764,7 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or wrong, locked, preview) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// BENCH_ONLY=learned (or wrong, short, locked, preview) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
 // parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
 // BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
@@ -717,6 +775,10 @@ if (only === 'learned') {
 }
 if (only === 'wrong') {
   console.log(await wrongHistoryTable());
+  process.exit(0);
+}
+if (only === 'short') {
+  console.log(await shortHistoryTable());
   process.exit(0);
 }
 if (only === 'locked') {
@@ -737,6 +799,10 @@ console.log(
   `\n## A history three times too fast, against the ladder (simulated time, ${Math.max(30, Math.round(DIST_TRIALS / 2))} trials a length)\n`
 );
 console.log(await wrongHistoryTable());
+console.log(
+  `\n## A history three times too fast, and one of five operations (simulated time, ${Math.max(30, Math.round(DIST_TRIALS / 2))} trials a case)\n`
+);
+console.log(await shortHistoryTable());
 console.log(
   '\n## Requests per second while waiting for several operations (simulated time, 60 s)\n'
 );

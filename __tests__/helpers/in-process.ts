@@ -1,7 +1,8 @@
 import { createTransport } from '../../src/neon/http.js';
 import { NeonClient, type RetryEvent } from '../../src/neon/client.js';
-import { readSettings } from '../../src/settings.js';
+import { readSettings, type Settings } from '../../src/settings.js';
 import type { JobMark } from '../../src/wait/job-mark.js';
+
 import { type WaitResult, waitFor } from '../../src/wait/wait.js';
 import {
   DEFAULT_KEY,
@@ -77,22 +78,43 @@ export class InProcess {
     return results as Waited[];
   }
 
+  /** The post step of `watch_job` from this mark, with the settings `src/action/post.ts` gives it. */
+  async post(mark: JobMark, inputs: Record<string, string>, seed = 1): Promise<Waited> {
+    const post: Partial<Settings> = {
+      projectId: mark.projectId,
+      operationIds: [],
+      givenOperations: [],
+      jobMark: mark,
+      watchJob: false,
+      summaryLimit: 0
+    };
+    const [waited] = await this.time.run([this.start(inputs, seed, post)], 6 * 3_600_000);
+    return waited as Waited;
+  }
+
   async dispose(): Promise<void> {
     await this.sim.close();
     this.time.dispose();
   }
 
-  private async start(inputs: Record<string, string>, seed: number): Promise<Waited> {
+  private async start(
+    inputs: Record<string, string>,
+    seed: number,
+    overrides: Partial<Settings> = {}
+  ): Promise<Waited> {
     const all: Record<string, string> = {
       ...actionDefaults(),
       api_key: DEFAULT_KEY,
       api_host: this.sim.url,
       ...inputs
     };
-    const settings = readSettings(
-      (name) => all[name] ?? '',
-      () => undefined
-    );
+    const settings = {
+      ...readSettings(
+        (name) => all[name] ?? '',
+        () => undefined
+      ),
+      ...overrides
+    };
     const random = prng(seed);
     const log: string[] = [];
     const retries: RetryEvent[] = [];

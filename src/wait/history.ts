@@ -14,11 +14,12 @@ const tail = (z: number) => 1 / (1 + Math.exp(1.702 * z));
 export const HISTORY_PER_KIND = 200;
 
 /**
- * An operation has outlasted its history once it has run this much longer than the longest past
- * one of its kind. Less, and a right history's last few ends wait for the ladder (on ~10 s with 20
- * past operations, a mean notice of 0.59 s instead of 0.39 s); more, and a wrong history spends
- * more requests near its end (docs/performance.md).
+ * An operation has outlasted its history once it has run past the prediction's bound (below) and
+ * a quarter second past the longest past one of its kind, or the kernels give it less than this.
  */
+const OUTLASTED_BELOW = 0.01;
+
+/** The longest past operation of a kind, and this much, is never yet outlasted (whole seconds). */
 const PAST_LONGEST_MS = 250;
 
 /**
@@ -28,40 +29,72 @@ const PAST_LONGEST_MS = 250;
  */
 export const PAST_HISTORY_PACE = 1.1;
 
+/** P(Z > 2.326) = 1%, for a standard normal Z: the Student-t widening is taken at p99. */
+const Z99 = 2.326;
+
 /**
- * Per kind (`action`) with 5 or more past operations finished without failures: a kernel estimate
- * of `updated_at − created_at` in log time (`total_duration_ms` is not wall time), each kernel
- * widened by the 0.41 s spread of a difference of whole-second timestamps, and a broad prior. One
- * pass over the operations; each kind keeps its newest `HISTORY_PER_KIND`.
+ * The prediction's bound, in its widths: P(Z > 2) = 2.3%. At p99 (2.326) a history three times too
+ * fast spent a tenth more than the ladder over 8 to 33 s; at p95 (1.645) five past operations of
+ * ~8 s left one a little longer than all of them 0.9 s late on average (p90 4.3 s).
+ */
+const BOUND_WIDTHS = 2;
+
+/**
+ * How much farther a Student-t with `nu` degrees of freedom reaches at its p99 than the normal
+ * (Cornish–Fisher): 1.55 for 5 samples, 1.09 for 20. Few samples bound their kind's tail poorly.
+ */
+const studentWidening = (nu: number) =>
+  1 + (Z99 ** 2 + 1) / (4 * nu) + (5 * Z99 ** 4 + 16 * Z99 ** 2 + 3) / (96 * nu ** 2);
+
+/**
+ * Per kind (`action`) with 5 or more past operations finished without failures, what history
+ * predicts of the next one's length, in log time (`updated_at − created_at`: `total_duration_ms`
+ * is not wall time; each widened by the 0.41 s spread of a difference of whole-second timestamps):
+ * - a kernel estimate (Silverman's bandwidth), the shape of what was seen;
+ * - a prediction for one more operation (in ms), as wide as a Student-t's with the samples' mean
+ *   and spread: spread × √(1 + 1/n), and the t's longer tail for few of them. It weighs as much as
+ *   one past operation (one more lands past all n with chance 1/(n + 1)), so that five samples
+ *   leave room past the longest of them;
+ * - a broad prior ("history is wrong"), as much as one past operation.
+ * One pass over the operations; each kind keeps its newest `HISTORY_PER_KIND`.
  *
- * An operation has outlasted its history once it has run `PAST_LONGEST_MS` longer than the longest
- * of them, or past the model's p99 (the kernels' tails): beyond that, history has no operation to
- * speak from, and the end may be anywhere (on an outage day, every operation runs long).
+ * An operation has outlasted its history once it has run past the prediction's bound (mean + 2
+ * widths: 10.5 s for five of ~8 s, 5.3 s for twenty of ~4 s) and past the longest of them (or the
+ * kernels give it under 1%): beyond that, the history is wrong (on an outage day, every operation
+ * runs long), and the end may be anywhere.
  */
 export function learnHistory(operations: readonly Operation[]): Map<string, Survival> {
-  const byAction = new Map<string, { logs: number[]; longestMs: number }>();
+  const byAction = new Map<string, number[]>();
   for (const op of operations) {
     if (op.status !== 'finished' || op.failures_count) continue;
     const ms = Date.parse(op.updated_at) - Date.parse(op.created_at);
-    const kind = byAction.get(op.action) ?? { logs: [], longestMs: 0 };
-    byAction.set(op.action, kind);
-    if (ms >= 0 && kind.logs.length < HISTORY_PER_KIND) {
-      kind.logs.push(Math.log(Math.max(ms, 500)));
-      kind.longestMs = Math.max(kind.longestMs, ms);
-    }
+    const lengths = byAction.get(op.action) ?? [];
+    byAction.set(op.action, lengths);
+    if (ms >= 0 && lengths.length < HISTORY_PER_KIND) lengths.push(Math.max(ms, 500));
   }
   const models = new Map<string, Survival>();
-  for (const [action, { logs, longestMs }] of byAction) {
-    if (logs.length < 5) continue;
-    const mean = logs.reduce((a, b) => a + b) / logs.length;
-    const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / logs.length);
-    const h = Math.max(0.05, 1.06 * sd * logs.length ** -0.2);
+  for (const [action, lengths] of byAction) {
+    const n = lengths.length;
+    if (n < 5) continue;
+    const logs = lengths.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b) / n;
+    const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / n);
+    const h = Math.max(0.05, 1.06 * sd * n ** -0.2);
+    const precision = (x: number) => 410 / Math.exp(x);
     const seen = (t: number) =>
-      logs.reduce((p, x) => p + tail((t - x) / Math.hypot(h, 410 / Math.exp(x))), 0) / logs.length;
-    const w = 1 / (logs.length + 1); // the prior weighs one operation
-    const at = (ms: number) =>
-      ms > 0 ? (1 - w) * seen(Math.log(ms)) + w * tail(Math.log(ms) - mean) : 1;
-    const outlasted = (ms: number) => ms > longestMs + PAST_LONGEST_MS || seen(Math.log(ms)) < 0.01;
+      logs.reduce((p, x) => p + tail((t - x) / Math.hypot(h, precision(x))), 0) / n;
+    // The prediction for one more, in ms (whole-second lengths carry their rounding already).
+    const meanMs = lengths.reduce((a, b) => a + b) / n;
+    const spreadMs = Math.sqrt(lengths.reduce((a, x) => a + (x - meanMs) ** 2, 0) / (n - 1));
+    const width = Math.max(spreadMs, 410) * Math.sqrt(1 + 1 / n) * studentWidening(n - 1);
+    const bound = meanMs + BOUND_WIDTHS * width;
+    const longest = Math.max(...lengths) + PAST_LONGEST_MS;
+    const a = 1 / (n + 1);
+    const right = (ms: number) => (1 - a) * seen(Math.log(ms)) + a * tail((ms - meanMs) / width);
+    const w = 1 / (n + 1); // the prior weighs one operation
+    const at = (ms: number) => (ms > 0 ? (1 - w) * right(ms) + w * tail(Math.log(ms) - mean) : 1);
+    const outlasted = (ms: number) =>
+      ms > bound && (ms > longest || seen(Math.log(ms)) < OUTLASTED_BELOW);
     models.set(action, Object.assign(at, { outlasted }));
   }
   return models;
