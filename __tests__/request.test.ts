@@ -3,11 +3,14 @@ import { describe, expect, it } from '@jest/globals';
 import { NeonClient } from '../src/neon/client.js';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
 import { requestRules, sendRequest } from '../src/neon/request.js';
-import { answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 
 const PROJECT = 'spring-example-302709';
+const ROOT_DIR = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const EPOCH = Date.UTC(2026, 0, 1, 12, 0, 0);
 const HOLDER = randomUUID();
 
@@ -179,5 +182,30 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
     expect(answerClass(409)).toBe('conflict');
     expect(answerClass(undefined)).toBe('no_answer');
+  });
+
+  it("docs/request.md's table of rules is the rows", () => {
+    const doc = readFileSync(join(ROOT_DIR, 'docs', 'request.md'), 'utf8');
+    const lines = doc.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('| kind '));
+    const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
+    const table = lines.slice(start, end).filter((line) => !line.startsWith('| ---'));
+    const cells = (line: string) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+    const [header = '', ...rows] = table;
+    expect(cells(header)).toEqual(['kind', ...ANSWER_CLASSES]);
+    const documented = Object.fromEntries(
+      rows.map((line) => {
+        const [kind = '', ...rules] = cells(line);
+        return [
+          kind.replace(/`/g, ''),
+          Object.fromEntries(rules.map((r, i) => [ANSWER_CLASSES[i], r]))
+        ];
+      })
+    );
+    expect(documented).toEqual(REQUEST_RULES);
   });
 });
