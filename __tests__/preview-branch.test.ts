@@ -7,7 +7,9 @@ import {
   seededBranches
 } from '../simulator/scenario.js';
 import { resultFields } from '../src/outputs.js';
+import { renderJunit } from '../src/cli/junit.js';
 import { buildReport } from '../src/report/model.js';
+import { renderSummary } from '../src/report/summary.js';
 import { InProcess } from './helpers/in-process.js';
 import { PROJECT } from './helpers/sim.js';
 
@@ -81,6 +83,20 @@ describe('create_branch: get or create by exact name', () => {
     expect(second.result.request?.branch?.connection?.url).toMatch(/^postgres/);
     expect(second.log.some((l) => /already exists .*reusing it/.test(l))).toBe(true);
     expect(named('preview/pr-1')).toHaveLength(1);
+    // The reports say which: one JUnit case named by the branch on both runs, the summary's line.
+    const reports = [first, second].map(({ result }) =>
+      buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 })
+    );
+    const [created, reused] = reports.map(renderJunit);
+    expect(created).toMatch(
+      /name="branch preview\/pr-1"[^>]*>\s*<system-out>br-[^:]+: created from main</
+    );
+    expect(reused).toMatch(
+      /name="branch preview\/pr-1"[^>]*>\s*<system-out>br-[^:]+: reused from main</
+    );
+    expect(renderSummary(reports[1]!)).toMatch(
+      /Reused branch <code>preview\/pr-1<\/code> .* from <code>main<\/code> · ready in /
+    );
   });
 
   it('an adopted branch of another parent: a warning, and it is reused as it is', async () => {

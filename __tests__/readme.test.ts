@@ -93,7 +93,9 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
         id: 'br-a-1',
         name: 'preview/pr-1',
         created: true,
+        parentName: 'main',
         expiresAt: '2026-12-01T00:00:00Z',
+        readyMs: 4100,
         connection: {
           url: 'postgresql://u:p@ep-a-1.example.com/app',
           host: 'ep-a-1.example.com',

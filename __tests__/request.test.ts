@@ -3,10 +3,14 @@ import { describe, expect, it } from '@jest/globals';
 import { NeonClient } from '../src/neon/client.js';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
 import { requestRules, sendRequest } from '../src/neon/request.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 
 const PROJECT = 'spring-example-302709';
+const ROOT_DIR = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const EPOCH = Date.UTC(2026, 0, 1, 12, 0, 0);
 const HOLDER = randomUUID();
 
@@ -60,13 +64,13 @@ function project(clock: SimulatedClock, lockedUntil: number, answer?: () => numb
     clock
   });
   const log: string[] = [];
-  const send = (method: RequestMethod, timeoutMs = 60_000) =>
+  const send = (method: RequestMethod, timeoutMs = 60_000, rules = requestRules(method)) =>
     sendRequest(
       {
         method,
         path: `/projects/${PROJECT}/branches`,
         body: '{"branch":{"name":"secret-name"}}',
-        rules: requestRules(method)
+        rules
       },
       clock.now() + timeoutMs,
       { client, projectId: PROJECT, clock, random: () => 0.5, log: (l) => log.push(l) }
@@ -146,5 +150,62 @@ describe('sendRequest: the retry rules of the OpenAPI document', () => {
       'The request POST /projects/spring-example-302709/branches was refused: HTTP 409: refused with 409.'
     );
     expect(p.sent).toHaveLength(1);
+  });
+});
+
+describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
+  it('create_branch: no answer is sent again (the name makes it idempotent); a 409 then adopts', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    let n = 0;
+    const p = project(clock, 0, () => (n++ < 1 ? 0 : 409));
+    const outcome = await p.send('POST', 60_000, 'create_branch');
+    expect(outcome).toMatchObject({ status: 409, ended: 'adopt', attempts: 2 });
+    expect(outcome.unansweredAt).toBe(EPOCH);
+    expect(p.log[0]).toMatch(/safe to send again/);
+  });
+
+  it('delete_branch: a 404 is "gone", not an error', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 0, () => 404);
+    const outcome = await p.send('DELETE', 60_000, 'delete_branch');
+    expect(outcome).toMatchObject({ status: 404, ended: 'gone', attempts: 1 });
+  });
+
+  it('the rows: every kind retries 423, 429 and 503 alike; only a GET and the named kinds resend without an answer', () => {
+    for (const row of Object.values(REQUEST_RULES))
+      expect([row.locked, row.throttled, row.unavailable]).toEqual([
+        'await_lock',
+        'retry',
+        'retry'
+      ]);
+    const resent = Object.entries(REQUEST_RULES).filter(([, row]) => row.no_answer === 'resend');
+    expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
+    expect(answerClass(409)).toBe('conflict');
+    expect(answerClass(undefined)).toBe('no_answer');
+  });
+
+  it("docs/request.md's table of rules is the rows", () => {
+    const doc = readFileSync(join(ROOT_DIR, 'docs', 'request.md'), 'utf8');
+    const lines = doc.split('\n');
+    const start = lines.findIndex((line) => line.startsWith('| kind '));
+    const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
+    const table = lines.slice(start, end).filter((line) => !line.startsWith('| ---'));
+    const cells = (line: string) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+    const [header = '', ...rows] = table;
+    expect(cells(header)).toEqual(['kind', ...ANSWER_CLASSES]);
+    const documented = Object.fromEntries(
+      rows.map((line) => {
+        const [kind = '', ...rules] = cells(line);
+        return [
+          kind.replace(/`/g, ''),
+          Object.fromEntries(rules.map((r, i) => [ANSWER_CLASSES[i], r]))
+        ];
+      })
+    );
+    expect(documented).toEqual(REQUEST_RULES);
   });
 });

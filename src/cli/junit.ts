@@ -1,3 +1,4 @@
+import type { BranchOutcome } from '../neon/branches.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { type Report, serviceEnd } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
@@ -16,11 +17,23 @@ type CaseVerdict =
  */
 export function renderJunit(report: Report): string {
   const { status, failure, lastError, database: db } = report;
-  const cases = report.operations.map((op) => ({
-    name: caseName(op),
-    ms: wallTime(op, report),
-    verdict: testCaseOf(report, op)
-  }));
+  const cases: Array<{ name: string; ms: number; verdict: CaseVerdict; out?: string }> =
+    report.operations.map((op) => ({
+      name: caseName(op),
+      ms: wallTime(op, report),
+      verdict: testCaseOf(report, op)
+    }));
+  // create_branch, delete_branch: a case named by the branch (the same on a rerun), what was done in its output.
+  const branch = report.request?.branch;
+  if (branch) {
+    const done = branchDone(branch);
+    cases.unshift({
+      name: `branch ${branch.name}`,
+      ms: branch.readyMs ?? 0,
+      verdict: [],
+      out: done
+    });
+  }
   if (db) {
     const why = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
     const verdict: CaseVerdict = db.ready
@@ -49,8 +62,10 @@ export function renderJunit(report: Report): string {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(({ name, ms, verdict: [kind, message = '', type, detail] }) => {
+    ...cases.map(({ name, ms, verdict: [kind, message = '', type, detail], out }) => {
       const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
+      if (!kind && out)
+        return `${head}>\n      <system-out>${xml(out, 1000)}</system-out>\n    </testcase>`;
       if (!kind) return `${head}/>`;
       // The detail may be the API's text: cut.
       const body = detail ? `>${xml(detail, 4000)}</${kind}>` : '/>';
@@ -59,6 +74,15 @@ export function renderJunit(report: Report): string {
     }),
     '  </testsuite>\n</testsuites>\n'
   ].join('\n');
+}
+
+/** `created from main (br-…), expires 2026-12-05T10:00:00Z`, `reused …`, `deleted`, `already gone`. */
+function branchDone(branch: BranchOutcome): string {
+  if (branch.deleted !== undefined)
+    return `${branch.id}: ${branch.deleted ? 'deleted' : 'already gone'}`;
+  const from = branch.parentName ?? branch.parentId;
+  const expires = branch.expiresAt ? `, expires ${branch.expiresAt}` : '';
+  return `${branch.id}: ${branch.created ? 'created' : 'reused'}${from ? ` from ${from}` : ''}${expires}`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { ACTION_VERSION } from '../version.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import { prepareReportFile, readInput, writeReport } from './files.js';
 import { renderJunit } from './junit.js';
+import { writeDotenv } from './dotenv.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
 export const FLAGS = INPUTS.filter((row) => row.only !== 'action');
@@ -274,6 +275,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         terminal.error(`could not write ${path}: ${error.message}`);
       }
     );
+  }
+  if (typeof flags.dotenv === 'string') {
+    try {
+      writeDotenv(flags.dotenv, report);
+    } catch (error) {
+      unwritten.push(flags.dotenv);
+      terminal.error(`could not write ${flags.dotenv}: ${(error as Error).message}`);
+    }
   }
   if (report.failure) terminal.error(report.failure);
   let code = exitCode(report);

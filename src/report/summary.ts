@@ -5,6 +5,7 @@ import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
+import type { BranchOutcome } from '../neon/branches.js';
 import type { RequestOutcome } from '../neon/request.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus } from '../neon/operation-status.js';
@@ -121,11 +122,35 @@ function top(report: Report, view: View, shape: Shape): string[] {
 
 /** `Request POST /projects/p/branches: HTTP 201 after 3 attempts · locked 6.2s by apply_config 1f2e… on br-main since 12:00:01`. */
 function requestLine(request: RequestOutcome): string {
+  if (request.branch) return branchLine(request, request.branch);
   const answer = request.status === undefined ? 'not accepted' : `HTTP ${request.status}`;
   const said = `Request ${code(`${request.method} ${request.path}`)}: ${answer} after ${count(request.attempts, 'attempt')}`;
   if (request.holders.length === 0) return said;
   const by = escapeText(request.holders.join(', '));
   return `${said} · locked ${formatDuration(request.lockedMs)} by ${by}`;
+}
+
+/**
+ * `Created branch preview/pr-1 (br-…) from main · expires 2026-12-05T10:00:00Z · ready in 4.1s`, or
+ * `Reused`, `Deleted`, `already gone`: what `create_branch` or `delete_branch` did, and the lock it met.
+ */
+function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
+  const named = `${code(branch.name)} (${code(branch.id)})`;
+  const from = branch.parentName ?? branch.parentId;
+  const what =
+    branch.deleted === true
+      ? `Deleted branch ${named}`
+      : branch.deleted === false
+        ? `Branch ${named} was already gone`
+        : `${branch.created ? 'Created' : 'Reused'} branch ${named}${from ? ` from ${code(from)}` : ''}`;
+  const facts = [
+    what,
+    branch.expiresAt && `expires ${escapeText(branch.expiresAt)}`,
+    branch.readyMs !== undefined && `ready in ${formatDuration(branch.readyMs)}`,
+    request.holders.length > 0 &&
+      `locked ${formatDuration(request.lockedMs)} by ${escapeText(request.holders.join(', '))}`
+  ];
+  return facts.filter(Boolean).join(' · ');
 }
 
 /** `Main step: ❌ error · why`: the post step's report shows the whole job. */

@@ -1,0 +1,109 @@
+/**
+ * A pull request's preview branch through dist/: the action created it, a rerun adopted it, the
+ * closing job deleted it and its rerun passed; the command's `--dotenv` file. The connection URLs
+ * appear in their masked outputs (and the dotenv file) only.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
+import type { Simulator } from '../../simulator/server.js';
+import { NODE, ROOT, runAction } from '../helpers/run-action.js';
+import { PROJECT, simulate } from '../helpers/sim.js';
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const start = () =>
+  simulate({
+    keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+    projects: [project(PROJECT)],
+    operations: [],
+    ...seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-12' }])
+  });
+
+const named = (name: string) => sim!.branches(PROJECT).filter((b) => b.name === name);
+
+describe('a preview branch through dist', () => {
+  it('opened: created; rerun: adopted; closed: deleted; closed again: already gone', async () => {
+    sim = await start();
+    const inputs = { api_key: DEFAULT_KEY, api_host: sim.url, project_id: PROJECT, interval: '1s' };
+    const create = { ...inputs, create_branch: 'preview/pr-1', expires_in: '7d' };
+
+    const opened = await runAction({ inputs: create });
+    expect(opened.code).toBe(0);
+    expect(opened.outputs).toMatchObject({ created: 'true', branch_name: 'preview/pr-1' });
+    const id = opened.outputs.branch_id ?? '';
+    expect(id).toMatch(/^br-/);
+    expect(opened.outputs.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const urls = [opened.outputs.database_url ?? '', opened.outputs.database_url_pooled ?? ''];
+    for (const url of urls) expect(url).toMatch(/^postgres(ql)?:\/\//);
+    expect(opened.outputs.database_host_pooled).toMatch(/-pooler/);
+    const password = decodeURIComponent(new URL(urls[0]!).password);
+    expect(opened.masked).toEqual(expect.arrayContaining([...urls, password]));
+    const { database_url: _a, database_url_pooled: _b, ...others } = opened.outputs;
+    const log = opened.stdout.replace(/^::add-mask::.*$/gm, '');
+    for (const text of [JSON.stringify(others), opened.summary, log, opened.stderr])
+      expect(text).not.toContain(password);
+    expect(opened.summary).toMatch(/Created branch .*preview\/pr-1.* from .*main/);
+
+    const rerun = await runAction({ inputs: create });
+    expect(rerun.code).toBe(0);
+    expect(rerun.outputs).toMatchObject({ created: 'false', branch_id: id });
+    expect(rerun.outputs.database_url).toMatch(/^postgres/);
+    expect(rerun.stdout).toMatch(/already exists .*reusing it/);
+    expect(named('preview/pr-1')).toHaveLength(1);
+
+    const closed = await runAction({ inputs: { ...inputs, delete_branch: 'preview/pr-1' } });
+    expect(closed.code).toBe(0);
+    expect(closed.outputs.status).toBe('finished');
+    expect(named('preview/pr-1')).toHaveLength(0);
+    expect(named('preview/pr-12')).toHaveLength(1);
+
+    const again = await runAction({ inputs: { ...inputs, delete_branch: 'preview/pr-1' } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already gone/);
+  }, 120_000);
+
+  it('the command: --dotenv writes the URLs (mode 0600), never stdout', async () => {
+    sim = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'neon-wait-dotenv-'));
+    try {
+      const dotenv = join(dir, 'branch.env');
+      const args = [
+        join(ROOT, 'dist', 'cli', 'index.js'),
+        ...['--api-host', sim.url, '--interval', '1s', '--project-id', PROJECT],
+        ...['--create-branch', 'preview/pr-1', '--dotenv', dotenv, '--json']
+      ];
+      const child = spawn(NODE, args, {
+        env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY }
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      const lines = readFileSync(dotenv, 'utf8').trim().split('\n');
+      const env = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])
+      );
+      expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+      expect(env.DATABASE_URL_POOLED).toMatch(/-pooler/);
+      expect(Object.keys(env)).toEqual(
+        expect.arrayContaining(['PGHOST', 'PGHOST_POOLED', 'PGDATABASE', 'PGUSER'])
+      );
+      expect(statSync(dotenv).mode & 0o777).toBe(0o600);
+      const password = decodeURIComponent(new URL(env.DATABASE_URL!).password);
+      expect(stdout + stderr).not.toContain(password);
+      expect(JSON.parse(stdout)).toMatchObject({ created: true, branch_name: 'preview/pr-1' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from '@jest/globals';
+import { readSettings } from '../src/settings.js';
+import { InputError } from '../src/util/errors.js';
+
+// The request grammar (src/request-input.ts): `request`'s path as the URL parser resolves it, and
+// the preview-branch inputs read into one typed request, refused before anything is sent.
+
+const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
+const PROJECT = 'spring-example-302709';
+
+const settingsOf = (values: Record<string, string>) =>
+  readSettings(
+    (name) => ({ api_key: KEY, project_id: PROJECT, ...values })[name] ?? '',
+    () => undefined
+  );
+
+function inputErrorOf(values: Record<string, string>): InputError {
+  try {
+    settingsOf(values);
+  } catch (error) {
+    if (error instanceof InputError) return error;
+    throw error;
+  }
+  throw new Error('no input error');
+}
+
+describe('request: the path as the URL parser resolves it (issue 36 class 2)', () => {
+  it.each(['GET /..#', 'POST /..#x', 'GET /projects#/x'])("'%s' is refused: '#'", (request) => {
+    const error = inputErrorOf({ request });
+    expect(error.input).toBe('request');
+    expect(error.message).toMatch(/holds '#'/);
+  });
+
+  it('a path under the base passes as a typed request', () => {
+    expect(settingsOf({ request: 'GET /projects/{project_id}/branches?search=a' }).request).toEqual(
+      {
+        kind: 'request',
+        method: 'GET',
+        path: `/projects/${PROJECT}/branches?search=a`
+      }
+    );
+  });
+});
+
+describe('create_branch and delete_branch: one typed request', () => {
+  it('create_branch with its inputs', () => {
+    const request = settingsOf({
+      create_branch: ' preview/pr-42 ',
+      parent: 'dev',
+      expires_in: '7d',
+      role_name: 'app',
+      database_name: 'appdb'
+    }).request;
+    expect(request).toEqual({
+      kind: 'create_branch',
+      name: 'preview/pr-42',
+      parent: 'dev',
+      expiresInMs: 7 * 86_400_000,
+      roleName: 'app',
+      databaseName: 'appdb'
+    });
+  });
+
+  it('delete_branch by name or id', () => {
+    expect(settingsOf({ delete_branch: 'preview/pr-42' }).request).toEqual({
+      kind: 'delete_branch',
+      branch: 'preview/pr-42'
+    });
+  });
+
+  it.each<[Record<string, string>, string, RegExp]>([
+    [{ create_branch: '   ' }, 'create_branch', /must be a branch name .*empty/],
+    [{ delete_branch: ' ' }, 'delete_branch', /must be a branch name .*empty/],
+    [{ create_branch: 'a\nb' }, 'create_branch', /control character or a newline/],
+    [
+      { create_branch: 'x', expires_in: 'soon' },
+      'expires_in',
+      /must be a duration .*'soon' is not a duration/
+    ],
+    [{ create_branch: 'x', expires_in: '1s' }, 'expires_in', /too short/],
+    [
+      { request: 'GET /projects', create_branch: 'x' },
+      'request',
+      /and input 'create_branch' cannot both be set/
+    ],
+    [
+      { create_branch: 'x', delete_branch: 'x' },
+      'create_branch',
+      /and input 'delete_branch' cannot both be set/
+    ],
+    [{ parent: 'main' }, 'parent', /is an input of input 'create_branch', which is not set/],
+    [{ delete_branch: 'x', expires_in: '7d' }, 'expires_in', /input of input 'create_branch'/],
+    [{ create_branch: 'x', body: '{}' }, 'body', /writes its own/],
+    [
+      { database_url: 'response', delete_branch: 'x' },
+      'database_url',
+      /needs input 'request' or input 'create_branch'/
+    ]
+  ])('%j: an error naming %s', (values, input, why) => {
+    const error = inputErrorOf(values);
+    expect(error.input).toBe(input);
+    expect(error.message).toMatch(why);
+  });
+});
