@@ -62,9 +62,12 @@ export class InProcess {
     }
   }
 
-  /** One wait with these inputs (`api_key` and `api_host` filled in), run to its end. */
-  async wait(inputs: Record<string, string>, seed = 1): Promise<Waited> {
-    const [waited] = await this.waitAll([inputs], seed);
+  /**
+   * One wait with these inputs (`api_key` and `api_host` filled in), run to its end; with a job
+   * mark (a main step's `jobMark`), the post step of `watch_job`.
+   */
+  async wait(inputs: Record<string, string>, seed = 1, jobMark?: JobMark): Promise<Waited> {
+    const [waited] = await this.time.run([this.start(inputs, seed, jobMark)], 6 * 3_600_000);
     return waited as Waited;
   }
 
@@ -82,17 +85,22 @@ export class InProcess {
     this.time.dispose();
   }
 
-  private async start(inputs: Record<string, string>, seed: number): Promise<Waited> {
+  private async start(
+    inputs: Record<string, string>,
+    seed: number,
+    mark?: JobMark
+  ): Promise<Waited> {
     const all: Record<string, string> = {
       ...actionDefaults(),
       api_key: DEFAULT_KEY,
       api_host: this.sim.url,
       ...inputs
     };
-    const settings = readSettings(
+    const read = readSettings(
       (name) => all[name] ?? '',
       () => undefined
     );
+    const settings = mark ? { ...read, jobMark: mark } : read;
     const random = prng(seed);
     const log: string[] = [];
     const retries: RetryEvent[] = [];
