@@ -125,21 +125,24 @@ describe('checkUrlBranch', () => {
   });
 
   it.each([
-    ['its endpoint host', `${MAIN_EP}-pooler.${REGION}`],
-    ["a compute's host", computeHost(MAIN_EP, 'abc')],
-    ["a compute's pooled host", computeHost(MAIN_EP, 'abc', true)],
-    ['a fully qualified host (trailing dot)', `${computeHost(MAIN_EP, 'abc')}.`]
-  ])("refuses another branch's %s, naming both branches, without connecting", async (_, host) => {
-    const { result, requests } = await check(host);
-    expect(result.status).toBe(WAIT_STATUS.databaseError);
-    expect(result.failure).toBe(
-      `input 'database_url' names endpoint ${MAIN_EP}, which belongs to branch ${MAIN}, not to ` +
-        `input 'branch_id' ${PREVIEW}: not connecting. Pass the URL of branch ${PREVIEW}.`
-    );
-    expect(result.database).toMatchObject({ ready: false, attempts: 0 });
-    expect(requests).toEqual([ENDPOINTS]);
-    expect(JSON.stringify(result)).not.toContain('npg_secret');
-  });
+    ['its endpoint, pooled', `${MAIN_EP}-pooler.${REGION}`],
+    ['a compute', computeHost(MAIN_EP, 'abc')],
+    ['a compute, pooled', computeHost(MAIN_EP, 'abc', true)],
+    ['a compute, with a trailing dot', `${computeHost(MAIN_EP, 'abc')}.`]
+  ])(
+    "refuses another branch's host (%s), naming both branches, without connecting",
+    async (_, host) => {
+      const { result, requests } = await check(host);
+      expect(result.status).toBe(WAIT_STATUS.databaseError);
+      expect(result.failure).toBe(
+        `input 'database_url' names endpoint ${MAIN_EP}, which belongs to branch ${MAIN}, not to ` +
+          `input 'branch_id' ${PREVIEW}: not connecting. Pass the URL of branch ${PREVIEW}.`
+      );
+      expect(result.database).toMatchObject({ ready: false, attempts: 0 });
+      expect(requests).toEqual([ENDPOINTS]);
+      expect(JSON.stringify(result)).not.toContain('npg_secret');
+    }
+  );
 
   it('refuses a Neon host that no endpoint of the project answers (it cannot be told whose it is)', async () => {
     // Built like the branch's compute host, with a binding the API does not answer: a host is
