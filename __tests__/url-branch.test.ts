@@ -181,3 +181,44 @@ describe('checkUrlBranch', () => {
     expect(requests).toEqual([]);
   });
 });
+
+describe('listEndpoints reads the hosts as answered', () => {
+  /** A client whose one answer is this endpoints list. */
+  function answering(endpoints: unknown[]): NeonClient {
+    const text = JSON.stringify({ endpoints });
+    return new NeonClient({
+      baseUrl: 'http://127.0.0.1:1/api/v2',
+      apiKey: DEFAULT_KEY,
+      transport: {
+        get: async () => ({ status: 200, headers: {}, text }),
+        send: async () => ({ status: 405, headers: {}, text: '' }),
+        close: async () => undefined
+      }
+    });
+  }
+  const own = { id: PREVIEW_EP, branch_id: PREVIEW, host: `${PREVIEW_EP}.${REGION}` };
+
+  it('takes an endpoint without a compute group (an older answer) by its own host', async () => {
+    await expect(answering([own]).listEndpoints(PROJECT, Date.now() + 5000)).resolves.toEqual([
+      { id: PREVIEW_EP, branchId: PREVIEW, host: own.host, computeHosts: [] }
+    ]);
+  });
+
+  it("keeps each compute's hosts that are strings, and no other", async () => {
+    const group = {
+      computes: [
+        { binding_id: 'ffk', compute_host: computeHost(PREVIEW_EP, 'ffk'), compute_pooled_host: 7 },
+        null,
+        { binding_id: 'qrs', compute_pooled_host: computeHost(PREVIEW_EP, 'qrs', true) }
+      ]
+    };
+    const [endpoint] = await answering([{ ...own, group }]).listEndpoints(
+      PROJECT,
+      Date.now() + 5000
+    );
+    expect(endpoint?.computeHosts).toEqual([
+      computeHost(PREVIEW_EP, 'ffk'),
+      computeHost(PREVIEW_EP, 'qrs', true)
+    ]);
+  });
+});
