@@ -296,12 +296,18 @@ describe('mutations', () => {
             ).status
         )
       );
-    expect(await statuses()).toEqual(['running', 'scheduling']);
+    // create_branch (1 s), timeline_update_protected_config (0.25 s), start_compute (1 s), then
+    // the project-level epc_sync (0.25 s): the project stays locked until the last one ends.
+    expect(await statuses()).toEqual(['running', 'scheduling', 'scheduling', 'scheduling']);
     now = 1000;
-    expect(await statuses()).toEqual(['finished', 'running']);
+    expect(await statuses()).toEqual(['finished', 'running', 'scheduling', 'scheduling']);
+    now = 1250;
+    expect(await statuses()).toEqual(['finished', 'finished', 'running', 'scheduling']);
+    now = 2250;
+    expect(await statuses()).toEqual(['finished', 'finished', 'finished', 'running']);
     expect((await send(s, 'POST', branches, {})).status).toBe(423);
-    now = 2000;
-    expect(await statuses()).toEqual(['finished', 'finished']);
+    now = 2500;
+    expect(await statuses()).toEqual(['finished', 'finished', 'finished', 'finished']);
     expect((await send(s, 'POST', branches, {})).status).toBe(201);
   });
 

@@ -81,6 +81,14 @@ const ACTIONS = relaxedComponents.schemas.OperationAction?.enum ?? [];
 delete relaxedComponents.schemas.OperationAction?.enum;
 const relaxed = validators('neon-relaxed', relaxedComponents);
 
+/**
+ * The document with the one action a branch creation answers in 2026 that its enum lacks
+ * (`epc_sync`, project-level: no `branch_id`); everything else as strict.
+ */
+const newerComponents = structuredClone(doc.components);
+newerComponents.schemas.OperationAction?.enum?.push('epc_sync');
+const newer = validators('neon-2026', newerComponents);
+
 const validate = {
   operation: strict(SCHEMA('Operation')),
   operationResponse: strict(SCHEMA('OperationResponse')),
@@ -828,7 +836,12 @@ describe('error pages from the edge (Cloudflare)', () => {
 // ---------------------------------------------------------------------------------------------
 
 /** The 2xx schema the document gives an operation, through a `$ref` to a shared response if any. */
-function responseValidator(path: string, method: string, status: number): ValidateFunction {
+function responseValidator(
+  path: string,
+  method: string,
+  status: number,
+  against = strict
+): ValidateFunction {
   const operation = (doc.paths[path] as Record<string, { responses: Record<string, unknown> }>)[
     method
   ];
@@ -837,7 +850,7 @@ function responseValidator(path: string, method: string, status: number): Valida
   const base =
     response?.$ref ??
     `#/paths/${segment(path).replace(/\{/g, '%7B').replace(/\}/g, '%7D')}/${method}/responses/${status}`;
-  return strict(`${base}/content/${segment('application/json')}/schema`);
+  return against(`${base}/content/${segment('application/json')}/schema`);
 }
 
 describe('mutations and the reads after them', () => {
@@ -876,7 +889,12 @@ describe('mutations and the reads after them', () => {
 
   interface Created {
     branch: { id: string };
-    endpoints: Array<{ id: string; host: string; branch_id: string }>;
+    endpoints: Array<{
+      id: string;
+      host: string;
+      branch_id: string;
+      group: { computes: Array<Record<string, string>> };
+    }>;
     operations: OperationBody[];
     connection_uris?: Array<{ connection_uri: string }>;
   }
@@ -895,6 +913,9 @@ describe('mutations and the reads after them', () => {
 
   let created: Created;
 
+  /** A creation's answer holds `epc_sync`, an action the document's enum lacks (see `newer`). */
+  const createdBranch = responseValidator('/projects/{project_id}/branches', 'post', 201, newer);
+
   it('POST /branches with an endpoint: 201 as CreatedBranch, URIs with the password', async () => {
     const reply = await call<Created>('POST', `${base}/branches`, {
       branch: { name: 'preview' },
@@ -902,11 +923,17 @@ describe('mutations and the reads after them', () => {
     });
     expect(reply.status).toBe(201);
     expectApiHeaders(reply);
-    expectValid(responseValidator('/projects/{project_id}/branches', 'post', 201), reply);
+    expectValid(createdBranch, reply);
     created = reply.body;
-    expect(created.operations.map((op) => [op.action, op.status])).toEqual([
-      ['create_branch', 'running'],
-      ['start_compute', 'scheduling']
+    const endpointId = created.endpoints[0]?.id;
+    // As the service answers in 2026: the protection settings, and a project-level sync.
+    expect(
+      created.operations.map((op) => [op.action, op.status, op.branch_id, op.endpoint_id])
+    ).toEqual([
+      ['create_branch', 'running', created.branch.id, undefined],
+      ['timeline_update_protected_config', 'scheduling', created.branch.id, undefined],
+      ['start_compute', 'scheduling', created.branch.id, endpointId],
+      ['epc_sync', 'scheduling', undefined, undefined]
     ]);
     const [endpoint] = created.endpoints;
     expect(endpoint?.host).toMatch(/^ep-[a-z]+-[a-z]+-\d{6}\.us-east-2\.aws\.neon\.tech$/);
@@ -962,6 +989,25 @@ describe('mutations and the reads after them', () => {
     expect(one.body.endpoint.current_state).toBe('active');
   });
 
+  it("answers each endpoint's compute group as the service does in 2026 (the document has none yet)", async () => {
+    // When the document gains the compute group, check the simulator's shape against it instead.
+    const documented = doc.components.schemas.Endpoint as { properties?: Record<string, unknown> };
+    expect(Object.keys(documented.properties ?? {})).not.toContain('group');
+    const [first, domain] = [created.endpoints[0]?.id, 'c-5.us-east-2.aws.neon.tech'];
+    expect(created.endpoints[0]?.group.computes).toEqual([
+      {
+        binding_id: expect.stringMatching(/^[a-z]{3}$/),
+        role: 'primary',
+        compute_host: expect.stringMatching(new RegExp(`^${first}-[a-z]{3}\\.${domain}$`)),
+        compute_pooled_host: expect.stringMatching(
+          new RegExp(`^${first}-[a-z]{3}-pooler\\.${domain}$`)
+        )
+      }
+    ]);
+    const [compute] = created.endpoints[0]?.group.computes ?? [];
+    expect(compute?.compute_host).toBe(`${first}-${compute?.binding_id}.${domain}`);
+  });
+
   it('GET branches and one branch', async () => {
     const list = await call('GET', `${base}/branches`);
     expectValid(responseValidator('/projects/{project_id}/branches', 'get', 200), list);
@@ -969,11 +1015,15 @@ describe('mutations and the reads after them', () => {
     expectValid(responseValidator('/projects/{project_id}/branches/{branch_id}', 'get', 200), one);
   });
 
-  it('POST /branches without endpoints: 201, one operation, no connection URIs', async () => {
+  it('POST /branches without endpoints: 201, no start_compute, no connection URIs', async () => {
     idle();
     const reply = await call<Created>('POST', `${base}/branches`, { branch: {} });
-    expectValid(responseValidator('/projects/{project_id}/branches', 'post', 201), reply);
-    expect(reply.body.operations.map((op) => op.action)).toEqual(['create_branch']);
+    expectValid(createdBranch, reply);
+    expect(reply.body.operations.map((op) => op.action)).toEqual([
+      'create_branch',
+      'timeline_update_protected_config',
+      'epc_sync'
+    ]);
     expect(reply.body.endpoints).toEqual([]);
     expect(reply.body.connection_uris).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { BranchScript, EndpointScript, ProjectScript } from './scenario.js';
 
 /**
@@ -41,6 +41,38 @@ export function regionHost(regionId: string): string {
 
 export function endpointHost(endpoint: EndpointScript, project: ProjectScript): string {
   return `${endpoint.id}.${regionHost(regionOf(project))}`;
+}
+
+/** The cell domain the simulator's computes live on (the service has several per region). */
+const CELL = 'c-5';
+
+/**
+ * The endpoint's compute group as the service answers it since 2026 (`group.computes[]`): each
+ * compute's host is the endpoint's first label plus `-<binding_id>`, on a cell domain. The
+ * scenario's `bindings` name the computes; by default one, its binding drawn from the endpoint id
+ * so that a scenario's hosts stay the same from run to run. Which `role` values the service uses
+ * is not documented: `primary`, then `replica`, stand in.
+ */
+export function computeGroup(
+  endpoint: EndpointScript,
+  project: ProjectScript
+): { computes: Array<Record<string, string>> } {
+  const bindings = endpoint.bindings ?? [defaultBinding(endpoint.id)];
+  const domain = `${CELL}.${regionHost(regionOf(project))}`;
+  return {
+    computes: bindings.map((binding, i) => ({
+      binding_id: binding,
+      role: i === 0 ? 'primary' : 'replica',
+      compute_host: `${endpoint.id}-${binding}.${domain}`,
+      compute_pooled_host: `${endpoint.id}-${binding}-pooler.${domain}`
+    }))
+  };
+}
+
+/** Three letters, the form of the example's `ffk`, drawn from the endpoint id. */
+function defaultBinding(endpointId: string): string {
+  const digest = createHash('sha256').update(endpointId).digest();
+  return [...digest.subarray(0, 3)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('');
 }
 
 /** The pooled host: `-pooler` added to the first label. */
@@ -112,7 +144,8 @@ export function endpointBody(
     settings: {},
     proxy_host: regionHost(regionOf(project)),
     suspend_timeout_seconds: 0,
-    provisioner: 'k8s-neonvm'
+    provisioner: 'k8s-neonvm',
+    group: computeGroup(endpoint, project)
   };
 }
 

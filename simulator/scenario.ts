@@ -92,6 +92,8 @@ export interface EndpointScript {
   type?: 'read_write' | 'read_only';
   created: number;
   states?: Array<[number, 'init' | 'active' | 'idle']>;
+  /** The `binding_id` of each compute of its compute group; one drawn from its id by default. */
+  bindings?: string[];
 }
 
 export interface Scenario {

@@ -831,21 +831,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     });
 
   /**
-   * Starts operations one after the other, each running `operationMs`: the first runs now, the
-   * next are scheduled until the one before has finished. Answers their bodies and when the last ends.
+   * Starts operations one after the other, each running `operationMs` (or its own `ms`): the first
+   * runs now, the next are scheduled until the one before has finished. Answers their bodies and
+   * when the last ends.
    */
   function start(
     projectId: string,
-    chain: Array<{ action: string; branch_id: string; endpoint_id?: string }>
+    chain: ChainedOperation[]
   ): { operations: Array<Record<string, unknown>>; done: number } {
     const now = clock();
-    const started = chain.map((fields, i) => {
-      const begin = now + i * operationMs;
+    let begin = now;
+    const started = chain.map(({ ms = operationMs, ...fields }, i) => {
       const timeline: StepScript[] = [
         ...(i > 0 ? [{ at: now, status: 'scheduling' }] : []),
         { at: begin, status: 'running' },
-        { at: begin + operationMs, status: 'finished' }
+        { at: begin + ms, status: 'finished' }
       ];
+      begin += ms;
       const op: OperationScript = {
         id: randomUUID(),
         project_id: projectId,
@@ -857,10 +859,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       stamp(op);
       return op;
     });
-    return {
-      operations: started.map((op) => render(op) as Record<string, unknown>),
-      done: now + chain.length * operationMs
-    };
+    return { operations: started.map((op) => render(op) as Record<string, unknown>), done: begin };
   }
 
   function mutate(
@@ -983,8 +982,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const wanted = Array.isArray(json.endpoints) ? json.endpoints.length : 0;
     const now = clock();
     const id = newBranchId();
-    const chain: Array<{ action: string; branch_id: string; endpoint_id?: string }> = [
-      { action: 'create_branch', branch_id: id }
+    // What a creation answers in 2026: the branch, its protection settings, each compute
+    // started, then a project-level `epc_sync` that names no branch. The two bookkeeping
+    // operations are short.
+    const brief = Math.round(operationMs / 4);
+    const chain: ChainedOperation[] = [
+      { action: 'create_branch', branch_id: id },
+      { action: 'timeline_update_protected_config', branch_id: id, ms: brief }
     ];
     const created: EndpointScript[] = [];
     for (let i = 0; i < wanted; i++) {
@@ -998,6 +1002,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       created.push(endpoint);
       chain.push({ action: 'start_compute', branch_id: id, endpoint_id: endpoint.id });
     }
+    chain.push({ action: 'epc_sync', ms: brief });
     const { operations, done } = start(p.id, chain);
     for (const endpoint of created) endpoint.states?.push([done, 'active']);
     const branch: BranchScript = {
@@ -1234,6 +1239,15 @@ const ID_NAMES: Record<string, string> = {
 };
 
 /** `api/v2/projects/x/operations/y` → `/projects/{project_id}/operations/{operation_id}`. */
+/** An operation a mutation starts; a project-level one (`epc_sync`) names no branch. */
+interface ChainedOperation {
+  action: string;
+  branch_id?: string;
+  endpoint_id?: string;
+  /** How long it runs; `operationMs` by default. */
+  ms?: number;
+}
+
 function routeTemplate(parts: string[]): string {
   const named = parts.map((part, i) =>
     i >= 3 && i % 2 === 1 ? (ID_NAMES[parts[i - 1] as string] ?? part) : part

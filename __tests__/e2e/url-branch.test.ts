@@ -1,6 +1,7 @@
 /**
  * "The URL belongs to the branch", end to end: the action given `branch_id` and the URL of
- * another branch's endpoint (the mix-up of create-branch-action #27) refuses it before connecting.
+ * another branch's compute (the mix-up of create-branch-action #27), written with a compute
+ * group's host in its fully qualified form (a trailing dot), refuses it before connecting.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { operation, project } from '../../simulator/scenario.js';
@@ -20,7 +21,7 @@ afterEach(async () => {
 });
 
 describe('database_url and branch_id', () => {
-  it("refuses another branch's URL as database_error, naming both branches, without connecting", async () => {
+  it("refuses another branch's compute URL as database_error, naming both branches, without connecting", async () => {
     sim = await simulate({
       keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
       projects: [project(PROJECT)],
@@ -39,7 +40,9 @@ describe('database_url and branch_id', () => {
         { id: MAIN, project_id: PROJECT, name: 'main', default: true, created: -60_000 },
         { id: PREVIEW, project_id: PROJECT, name: 'preview', parent_id: MAIN, created: -5000 }
       ],
-      endpoints: [{ id: MAIN_EP, project_id: PROJECT, branch_id: MAIN, created: -60_000 }]
+      endpoints: [
+        { id: MAIN_EP, project_id: PROJECT, branch_id: MAIN, created: -60_000, bindings: ['ffk'] }
+      ]
     });
     const run = await runAction({
       inputs: {
@@ -49,7 +52,7 @@ describe('database_url and branch_id', () => {
         branch_id: PREVIEW,
         summary_limit: '0',
         timeout: '20s',
-        database_url: `postgresql://neondb_owner:${PASSWORD}@${MAIN_EP}-pooler.us-east-2.aws.neon.tech/neondb?sslmode=require`
+        database_url: `postgresql://neondb_owner:${PASSWORD}@${MAIN_EP}-ffk.c-5.us-east-2.aws.neon.tech./neondb?sslmode=require`
       }
     });
     expect(run.code).toBe(1);
@@ -59,8 +62,6 @@ describe('database_url and branch_id', () => {
     );
     expect(run.stdout).not.toContain('Connecting to the database');
     expect(run.everything).not.toContain(PASSWORD);
-    expect(sim.requests.map((r) => r.path)).toContain(
-      `/api/v2/projects/${PROJECT}/endpoints/${MAIN_EP}`
-    );
+    expect(sim.requests.map((r) => r.path)).toContain(`/api/v2/projects/${PROJECT}/endpoints`);
   });
 });

@@ -49,6 +49,15 @@ export interface SentAnswer {
   connectionUri?: string;
 }
 
+/** An endpoint, its branch and its hosts: its own (`host`) and its computes' (compute groups). */
+export interface EndpointHosts {
+  id: string;
+  branchId: string;
+  host: string;
+  /** Each compute's `compute_host` and `compute_pooled_host`, as answered. */
+  computeHosts: string[];
+}
+
 export type OperationsPage = { operations: Operation[]; cursor?: string };
 type Body = Record<string, unknown>;
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
@@ -103,15 +112,16 @@ export class NeonClient {
     return this.get(path, deadline, accept, ['project', missing], patience);
   }
 
-  /** The compute endpoint and the branch it belongs to (`GET /projects/{id}/endpoints/{endpoint_id}`). */
-  getEndpoint(
-    projectId: string,
-    endpointId: string,
-    deadline: number
-  ): Promise<{ id: string; branchId: string }> {
-    const path = `/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}`;
-    const missing = `Endpoint ${endpointId} was not found in project ${projectId}, or this API key cannot see that project`;
-    return this.get(path, deadline, (body) => endpointOf(body.endpoint), [undefined, missing]);
+  /**
+   * The project's compute endpoints, each with its branch and the hosts the API answers for it
+   * (`GET /projects/{id}/endpoints`, one page: the API does not paginate it).
+   */
+  listEndpoints(projectId: string, deadline: number): Promise<EndpointHosts[]> {
+    const path = `/projects/${encodeURIComponent(projectId)}/endpoints`;
+    const missing = `Project ${projectId} was not found, or this API key cannot see it`;
+    const accept: Accept<EndpointHosts[]> = (body) =>
+      pageOf(body, 'endpoints', endpointOf)?.endpoints;
+    return this.get(path, deadline, accept, ['project', missing]);
   }
 
   /**
@@ -334,15 +344,25 @@ function operationOf(value: unknown): Operation | undefined {
   return op;
 }
 
-function endpointOf(value: unknown): { id: string; branchId: string } | undefined {
+function endpointOf(value: unknown): EndpointHosts | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const fields = new Map(Object.entries(value));
-  const id = fields.get('id');
-  const branchId = fields.get('branch_id');
-  if (typeof id !== 'string' || typeof branchId !== 'string') return undefined;
+  const [id, branchId, host] = ['id', 'branch_id', 'host'].map((key) => fields.get(key));
+  if (typeof id !== 'string' || typeof branchId !== 'string' || typeof host !== 'string')
+    return undefined;
   checkId('endpoint id', id, RESOURCE_ID);
   checkId('endpoint "branch_id"', branchId, RESOURCE_ID);
-  return { id, branchId };
+  return { id, branchId, host, computeHosts: computeHostsOf(fields.get('group')) };
+}
+
+/** The hosts of a compute group's computes; an endpoint without a group (older answers) has none. */
+function computeHostsOf(group: unknown): string[] {
+  const { computes } = Object(group) as { computes?: unknown };
+  if (!Array.isArray(computes)) return [];
+  return computes.flatMap((compute: unknown) => {
+    const { compute_host: host, compute_pooled_host: pooled } = Object(compute) as Body;
+    return [host, pooled].filter((h): h is string => typeof h === 'string' && h !== '');
+  });
 }
 
 function projectOf(value: unknown): Project | undefined {

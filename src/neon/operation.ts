@@ -85,8 +85,10 @@ export function normalizeOperation(op: OperationLike): Operation {
   };
   if (op.error !== undefined && typeof op.error !== 'string')
     fixed.error = JSON.stringify(op.error);
+  // `null` names no branch or compute, as an absent field does (not a branch called "null").
   for (const field of ['branch_id', 'endpoint_id'] as const)
-    if (op[field] !== undefined) fixed[field] = text(op[field]);
+    if (op[field] === undefined || op[field] === null) delete fixed[field];
+    else fixed[field] = text(op[field]);
   return fixed;
 }
 
@@ -99,9 +101,21 @@ export interface Place {
   endpointId?: string;
 }
 
-/** Whether an operation is in the place followed: the compute, else the branch, else the project. */
+/**
+ * Whether an operation is in the place followed:
+ * - a compute: the operations that name it; its branch's and the project's name none and are not
+ *   its own (a compute wait gates on that compute alone, wherever the rest stands);
+ * - a branch: its own, and the project's own, which name no branch (the `epc_sync` a branch
+ *   creation answers since 2026): they act on the whole project, the branch with it, and hold the
+ *   project's lock, so a gate on "the branch is ready" that passed while one ran would let the
+ *   next step's request meet `423 Locked`, or a creation's last operation fail unseen;
+ * - the project: every one.
+ */
 export function inScope(op: Operation, { branchId, endpointId }: Place): boolean {
   if (endpointId) return op.endpoint_id === endpointId;
-  if (branchId) return op.branch_id === branchId;
+  if (branchId) return op.branch_id === branchId || isProjectLevel(op);
   return true;
 }
+
+/** An operation on the project as a whole: it names no branch. */
+export const isProjectLevel = (op: Operation): boolean => !op.branch_id;
