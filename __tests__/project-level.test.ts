@@ -130,7 +130,7 @@ describe('a project-level operation (no branch_id), mode by mode', () => {
       operation(PROJECT, 'create_branch', [[4900, 'running']], { branch_id: 'br-other-00000000' })
     );
     await s.time.run([s.time.clock.sleep(6000)], 10_000);
-    const post = await s.wait({ ...base, branch_id: BRANCH }, 2, main.jobMark);
+    const post = await s.post(main.jobMark!, { ...base, branch_id: BRANCH }, 2);
     expect(post.result.kind).toBe('job');
     expect(post.result.status).toBe('error');
     expect(post.result.failure).toMatch(/epc_sync .* is error .*sync failed/);

@@ -63,13 +63,9 @@ export class InProcess {
     }
   }
 
-  /**
-   * One wait with these inputs (`api_key` and `api_host` filled in), run to its end; with a job
-   * mark (a main step's `jobMark`), the post step of `watch_job`.
-   */
-  async wait(inputs: Record<string, string>, seed = 1, jobMark?: JobMark): Promise<Waited> {
-    const overrides = jobMark ? { jobMark } : {};
-    const [waited] = await this.time.run([this.start(inputs, seed, overrides)], 6 * 3_600_000);
+  /** One wait with these inputs (`api_key` and `api_host` filled in), run to its end. */
+  async wait(inputs: Record<string, string>, seed = 1): Promise<Waited> {
+    const [waited] = await this.time.run([this.start(inputs, seed)], 6 * 3_600_000);
     return waited as Waited;
   }
 
