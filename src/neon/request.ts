@@ -2,11 +2,13 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
+import { learnHistory } from '../wait/history.js';
 import { isInProgress } from '../wait/status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { Operation } from './operation.js';
-import { LAST_TRY_LEAD_MS, RetryPolicy } from './retry.js';
+import { CHECK_BUDGET, PAGE_SIZE, operationPages } from './paging.js';
+import { LAST_TRY_LEAD_MS, MIN_GAP_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
 
 /** The request of the `request` input: its path is filled in and relative to the API base. */
@@ -43,11 +45,127 @@ export interface RequestDeps {
   log: (line: string) => void;
   /** Told of each attempt, so that what happened is known however the request ends (a deadline, no answer). */
   onProgress?: (outcome: RequestOutcome) => void;
+  /** Whether the operations a mutation starts are then waited for (false: `wait: false`, no time is needed). */
+  awaits?: boolean;
 }
 
 /** Pace while operations hold the lock: a look at the list every 1 s, slower as the lock ages (to 5 s). */
-const lockLookMs = (lockedMs: number, random: () => number): number =>
+export const lockLookMs = (lockedMs: number, random: () => number): number =>
   Math.round(Math.min(5000, Math.max(1000, lockedMs / 5)) * (0.75 + random() / 2));
+
+/**
+ * A mutation is not sent with less time left than this: what it starts must still be waited for.
+ * The shortest operations take 1 to 2 s (a created_at and an updated_at 2 s apart in recorded
+ * answers; the simulator's take 2 s), a branch with a compute is two of them one after the other,
+ * and the wait sees the end one check later. Sent with less, the branch is made and the step
+ * still ends `timeout`, leaving it behind (issue 36 class 3).
+ */
+export const MUTATION_FLOOR_MS = 5000;
+
+/** The action of the first operation a mutation starts, by its method and path: its history says how long it takes. */
+const MUTATION_KINDS: Array<[RegExp, string]> = [
+  [/^POST \/projects\/[^/]+\/branches$/, 'create_branch'],
+  [/^POST \/projects\/[^/]+\/branches\/[^/]+\/restore$/, 'create_timeline'],
+  [/^DELETE \/projects\/[^/]+\/branches\/[^/]+$/, 'delete_timeline'],
+  [/^POST \/projects\/[^/]+\/endpoints\/[^/]+\/start$/, 'start_compute'],
+  [/^POST \/projects\/[^/]+\/endpoints\/[^/]+\/suspend$/, 'suspend_compute']
+];
+
+/**
+ * The lock's holders, looked for page after page (issue 36 class 5: a holder older than the 20
+ * newest operations was missed). Each look reads the newest 20 (new holders are the newest), then
+ * asks by id for the holders seen before that have slipped off it (at most `CHECK_BUDGET.byId`).
+ * Once, when that shows none and the page was full, it pages on: pages of 100, at most
+ * `DEEP_PAGES`, stopping at a page shorter than asked. An operation listed finished does not run
+ * again, and one that starts later is listed first, so one deep scan finds what hides below; what
+ * it found is then followed by id. The finished ones read are the project's history.
+ */
+class LockWatch {
+  /** Holders seen, by id: followed until they end. */
+  private readonly held = new Map<string, Operation>();
+  private scanned = false;
+  /** Every operation read, for what a mutation's kind takes here. */
+  readonly seen = new Map<string, Operation>();
+
+  constructor(
+    private readonly client: NeonClient,
+    private readonly projectId: string
+  ) {}
+
+  async holders(deadline: number): Promise<Operation[]> {
+    const { client, projectId } = this;
+    const page = await client.listOperations(projectId, { limit: FIRST_LOOK }, deadline);
+    this.read(page.operations);
+    const listed = new Set(page.operations.map((op) => op.id));
+    const slipped = [...this.held.keys()].filter((id) => !listed.has(id));
+    for (const id of slipped.slice(0, CHECK_BUDGET.byId))
+      this.read([await client.getOperation(projectId, id, deadline)]);
+    const full = page.operations.length >= FIRST_LOOK && page.cursor !== undefined;
+    if (this.held.size === 0 && full && !this.scanned) {
+      this.scanned = true;
+      const first = { ...page, limit: FIRST_LOOK };
+      const pages = operationPages(client, projectId, {
+        limit: PAGE_SIZE,
+        deadline,
+        maxPages: DEEP_PAGES,
+        first
+      });
+      for await (const operations of pages) this.read(operations);
+    }
+    return [...this.held.values()];
+  }
+
+  private read(operations: Operation[]): void {
+    for (const op of operations) {
+      this.seen.set(op.id, op);
+      if (isInProgress(op.status)) this.held.set(op.id, op);
+      else this.held.delete(op.id);
+    }
+  }
+}
+
+/** The newest operations each look reads. */
+const FIRST_LOOK = 20;
+/**
+ * Pages of 100 one deep scan reads at most (300 operations below the first 20): as deep as the
+ * project mode's first check looks (`FIRST_SCAN_PAGES`). A holder deeper than that is ridden out by
+ * the bounded backoff of a 423 with no holder in view.
+ */
+const DEEP_PAGES = 3;
+
+/** The time a mutation needs to be waited for: its kind's median here (5 or more past ones), at least the floor. */
+function needOf(request: ApiRequest, seen: Iterable<Operation>): { ms: number; said: string } {
+  const named = `${request.method} ${request.path}`;
+  const kind = MUTATION_KINDS.find(([pattern]) => pattern.test(named))?.[1];
+  const model = kind === undefined ? undefined : learnHistory([...seen]).get(kind);
+  const floor = `a ${kind ?? 'mutation'} needs at least ${formatDuration(MUTATION_FLOOR_MS)} to be waited for`;
+  if (!model) return { ms: MUTATION_FLOOR_MS, said: floor };
+  // The median: sent with less, what it starts more likely than not outlasts the step.
+  let [lo, hi] = [0, 3_600_000];
+  while (hi - lo > 100) {
+    const mid = (lo + hi) / 2;
+    if (model(mid) > 0.5) lo = mid;
+    else hi = mid;
+  }
+  if (hi <= MUTATION_FLOOR_MS) return { ms: MUTATION_FLOOR_MS, said: floor };
+  return { ms: hi, said: `a ${kind} takes ~${formatDuration(Math.round(hi / 1000) * 1000)} here` };
+}
+
+/** A deadline error when a mutation has less time left than it needs; undefined when it may go. */
+function notSent(
+  request: ApiRequest,
+  leftMs: number,
+  lock: LockWatch,
+  deps: RequestDeps
+): DeadlineError | undefined {
+  if (request.method === 'GET' || deps.awaits === false) return undefined;
+  const need = needOf(request, lock.seen.values());
+  if (leftMs >= need.ms) return undefined;
+  const left = formatDuration(Math.round(leftMs / 100) * 100);
+  return new DeadlineError(
+    `${request.method} ${request.path} not sent: ${left} left, ${need.said}; give it a longer timeout`
+  );
+}
 
 /** `apply_config 1f2e… on br-x since 12:00:01`: who holds the project. */
 const holderName = (op: Operation): string =>
@@ -73,10 +191,13 @@ export async function sendRequest(
   const named = `${request.method} ${request.path}`;
   let lockedSince: number | undefined;
   let lastError: string | undefined;
+  const lock = new LockWatch(client, projectId);
   for (let backoff = 0; ;) {
     const now = clock.now();
     if (lockedSince !== undefined) outcome.lockedMs = now - lockedSince;
     if (deadline - now < LAST_TRY_LEAD_MS) throw deadlineError(outcome, lastError);
+    const short = notSent(request, deadline - now, lock, deps);
+    if (short) throw short;
     outcome.attempts++;
     deps.onProgress?.(outcome);
     let answer;
@@ -98,14 +219,14 @@ export async function sendRequest(
     lastError = said;
     if (status === 423) {
       lockedSince ??= now;
-      const holders = await lockHolders(client, projectId, deadline);
+      const holders = (await lock.holders(deadline)).map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
       const since = formatDuration(clock.now() - lockedSince);
       if (holders.length > 0) {
         deps.log(
           `${named}: locked by ${holders.join(', ')} (attempt ${outcome.attempts}, locked ${since}).`
         );
-        await untilReleased(deps, deadline, lockedSince, outcome);
+        await untilReleased(deps, deadline, lockedSince, outcome, lock);
         continue;
       }
       deps.log(
@@ -130,28 +251,27 @@ export async function sendRequest(
   }
 }
 
-/** The project's operations in progress now (the newest page is enough: they are the newest). */
-async function lockHolders(client: NeonClient, projectId: string, deadline: number) {
-  const page = await client.listOperations(projectId, { limit: 20 }, deadline);
-  return page.operations.filter((op) => isInProgress(op.status)).map(holderName);
-}
-
-/** Looks at the list until no operation runs, then returns (the request goes again at once). */
+/**
+ * Looks at the list until no operation runs, then returns (the request goes again at once). The
+ * last look is cut to land `LAST_TRY_LEAD_MS` before the deadline: a jittered pace that would pass
+ * it must not end the step seconds early (issue 36 class 4).
+ */
 async function untilReleased(
   deps: RequestDeps,
   deadline: number,
   lockedSince: number,
-  outcome: RequestOutcome
+  outcome: RequestOutcome,
+  lock: LockWatch
 ): Promise<void> {
-  const { client, projectId, clock = systemClock, random = Math.random } = deps;
+  const { clock = systemClock, random = Math.random } = deps;
   for (;;) {
-    const wait = lockLookMs(clock.now() - lockedSince, random);
-    if (clock.now() + wait > deadline - LAST_TRY_LEAD_MS) {
+    const room = deadline - LAST_TRY_LEAD_MS - clock.now();
+    if (room < MIN_GAP_MS) {
       outcome.lockedMs = clock.now() - lockedSince;
       throw deadlineError(outcome, 'HTTP 423 Locked');
     }
-    await clock.sleep(wait, deps.signal);
-    const holders = await lockHolders(client, projectId, deadline);
+    await clock.sleep(Math.min(room, lockLookMs(clock.now() - lockedSince, random)), deps.signal);
+    const holders = await lock.holders(deadline);
     if (holders.length === 0) return;
   }
 }

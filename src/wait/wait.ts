@@ -78,7 +78,8 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const log = (line: string) => deps.log.info(line);
     const { client, random, signal } = deps;
     const onProgress = (seen: RequestOutcome) => (outcome = seen);
-    const sending = { client, projectId, clock, random, signal, log, onProgress };
+    const awaits = settings.wait;
+    const sending = { client, projectId, clock, random, signal, log, onProgress, awaits };
     outcome = await sendRequest(request, deadline, sending);
     const given = operationsOf(outcome.response);
     deps.log.info(
