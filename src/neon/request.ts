@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
-import { learnHistory } from '../wait/history.js';
+import { learnHistory, type Survival } from '../wait/history.js';
 import { isInProgress } from '../wait/status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
@@ -94,7 +94,13 @@ class LockWatch {
 
   async holders(deadline: number): Promise<Operation[]> {
     const { client, projectId } = this;
-    const page = await client.listOperations(projectId, { limit: FIRST_LOOK }, deadline);
+    const page = await client.listOperations(
+      projectId,
+      { limit: FIRST_LOOK },
+      deadline,
+      deadline,
+      true
+    );
     this.read(page.operations);
     const listed = new Set(page.operations.map((op) => op.id));
     const slipped = [...this.held.keys()].filter((id) => !listed.has(id));
@@ -141,14 +147,37 @@ function needOf(request: ApiRequest, seen: Iterable<Operation>): { ms: number; s
   const floor = `a ${kind ?? 'mutation'} needs at least ${formatDuration(MUTATION_FLOOR_MS)} to be waited for`;
   if (!model) return { ms: MUTATION_FLOOR_MS, said: floor };
   // The median: sent with less, what it starts more likely than not outlasts the step.
+  const hi = medianMs(model);
+  if (hi <= MUTATION_FLOOR_MS) return { ms: MUTATION_FLOOR_MS, said: floor };
+  return { ms: hi, said: `a ${kind} takes ~${formatDuration(Math.round(hi / 1000) * 1000)} here` };
+}
+
+/** The duration an operation of a kind outlasts half the time (`Survival` is P(longer than ms)), to 0.1 s. */
+function medianMs(model: Survival): number {
   let [lo, hi] = [0, 3_600_000];
   while (hi - lo > 100) {
     const mid = (lo + hi) / 2;
     if (model(mid) > 0.5) lo = mid;
     else hi = mid;
   }
-  if (hi <= MUTATION_FLOOR_MS) return { ms: MUTATION_FLOOR_MS, said: floor };
-  return { ms: hi, said: `a ${kind} takes ~${formatDuration(Math.round(hi / 1000) * 1000)} here` };
+  return hi;
+}
+
+/**
+ * Ms until the holders are expected to have ended, by their kinds' medians here; undefined when one
+ * has no history, or all have run past theirs (then the lock's pace decides).
+ */
+function expectedEndIn(holders: Operation[], seen: Iterable<Operation>, serviceNow: number) {
+  const models = learnHistory([...seen]);
+  let last = 0;
+  for (const op of holders) {
+    const model = models.get(op.action);
+    // Whole-second timestamps: on average it began half a second after its created_at.
+    const begun = Date.parse(op.created_at) + (/\.\d/.test(op.created_at) ? 0 : 500);
+    if (!model || !Number.isFinite(begun)) return undefined;
+    last = Math.max(last, begun + medianMs(model) - serviceNow);
+  }
+  return last > 0 ? last : undefined;
 }
 
 /** A deadline error when a mutation has less time left than it needs; undefined when it may go. */
@@ -219,14 +248,15 @@ export async function sendRequest(
     lastError = said;
     if (status === 423) {
       lockedSince ??= now;
-      const holders = (await lock.holders(deadline)).map(holderName);
+      const held = await lock.holders(deadline);
+      const holders = held.map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
       const since = formatDuration(clock.now() - lockedSince);
       if (holders.length > 0) {
         deps.log(
           `${named}: locked by ${holders.join(', ')} (attempt ${outcome.attempts}, locked ${since}).`
         );
-        await untilReleased(deps, deadline, lockedSince, outcome, lock);
+        await untilReleased(deps, deadline, lockedSince, outcome, lock, held);
         continue;
       }
       deps.log(
@@ -261,17 +291,26 @@ async function untilReleased(
   deadline: number,
   lockedSince: number,
   outcome: RequestOutcome,
-  lock: LockWatch
+  lock: LockWatch,
+  seen: Operation[]
 ): Promise<void> {
   const { clock = systemClock, random = Math.random } = deps;
-  for (;;) {
+  for (let holders = seen; ;) {
     const room = deadline - LAST_TRY_LEAD_MS - clock.now();
     if (room < MIN_GAP_MS) {
       outcome.lockedMs = clock.now() - lockedSince;
       throw deadlineError(outcome, 'HTTP 423 Locked');
     }
-    await clock.sleep(Math.min(room, lockLookMs(clock.now() - lockedSince, random)), deps.signal);
-    const holders = await lock.holders(deadline);
+    // The lock's pace, sooner when the holders are expected to end sooner (with up to 0.5 s of
+    // jitter: jobs waiting on one lock must not all look at once), slower when this job's share of
+    // the account's minute asks it.
+    const serviceNow = deps.client.serviceClock.toService(clock.now());
+    const ends = expectedEndIn(holders, lock.seen.values(), serviceNow);
+    const look = lockLookMs(clock.now() - lockedSince, random);
+    const soon = ends === undefined ? look : Math.min(look, ends + random() * 500);
+    const pace = Math.max(soon, deps.client.share.waitMs(clock.now()));
+    await clock.sleep(Math.min(room, pace), deps.signal);
+    holders = await lock.holders(deadline);
     if (holders.length === 0) return;
   }
 }
