@@ -85,19 +85,19 @@ export class MinuteShare {
   private resumeAt = 0;
   private lastTry = 0;
   /** The next request's place in its gap: jobs that met the limit together must not come back together. */
-  private phase: number;
+  private phase = 0;
 
-  constructor(private readonly random: () => number = Math.random) {
-    this.phase = random();
-  }
+  /** `random` is drawn from only once a 429 has come: until then, the job's other draws are as without it. */
+  constructor(private readonly random: () => number = Math.random) {}
 
   /** An answer other than 429: it counts against the account's minute. */
   answer(at: number): void {
     this.prune(at);
     this.answered.push(at);
     this.lastTry = at;
+    if (this.quota === undefined) return;
     this.phase = this.random();
-    if (this.quota !== undefined) this.quota += SHARE_GROWTH;
+    this.quota += SHARE_GROWTH;
   }
 
   /**
