@@ -4,6 +4,7 @@
  * with exactly those limits, on simulated time (about five minutes of waiting in seconds).
  */
 import { describe, expect, it } from '@jest/globals';
+import { actionRequestPeer, CROWD_UNDER_LIMIT, crowdUnderLimit } from '../bench/locked.js';
 import { actionPeer, crowdOfOneAccount, runPeer } from '../bench/peers.js';
 
 describe('a crowd of 100 jobs of one account (simulated time)', () => {
@@ -28,6 +29,25 @@ describe('a crowd of 100 jobs of one account (simulated time)', () => {
       expect(run.limited).toBeGreaterThan(0); // the crowd does meet the limit
       expect(run.busiestMinuteThrottled).toBeLessThanOrEqual(700);
       expect(median).toBeLessThan(15_000);
+    },
+    120_000
+  );
+});
+
+describe('a crowd under the account limit: 30 jobs, one locked project, 300 requests a minute', () => {
+  it.each([1, 2])(
+    'all created once, at most 30 answered 429, the last job done within 1.5 × the serial sum + 5 s (seed %i)',
+    async (seed) => {
+      const { run, lastEnd } = await crowdUnderLimit(actionRequestPeer(10 * 60_000), seed);
+      console.log(
+        `crowd under 300/min: ${run.requests} requests, ${run.limited} answered 429, ` +
+          `${run.locked} POSTs answered 423, project free ${(run.idleMs / 1000).toFixed(1)} s ` +
+          `while jobs waited, last job ended at ${(lastEnd / 1000).toFixed(1)} s`
+      );
+      expect(run.jobs.map((job) => job.ending)).toEqual(Array(30).fill('success'));
+      expect([run.created, run.names]).toEqual([30, 30]);
+      expect(run.limited).toBeLessThanOrEqual(30);
+      expect(lastEnd).toBeLessThanOrEqual(CROWD_UNDER_LIMIT.boundMs);
     },
     120_000
   );

@@ -79,6 +79,18 @@ describe('request: send, ride out 423, wait for what it started', () => {
     expect(requests).toBeLessThanOrEqual(30);
   });
 
+  it('a lock that ends 4 s before the deadline: not sent, no branch left behind, a timeout saying why', async () => {
+    run = await InProcess.start([lock(PROJECT, -1000, 17_000)]);
+    const before = run.sim.branches(PROJECT).length;
+    const { result } = await run.wait({ ...CREATE, timeout: '20s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for; give it a longer timeout/
+    );
+    expect(posts(run.sim).filter((r) => r.status === 201)).toHaveLength(0);
+    expect(run.sim.branches(PROJECT)).toHaveLength(before);
+  });
+
   it('a reset after the POST was applied: never sent again, status unconfirmed', async () => {
     run = await InProcess.start([]);
     run.sim.inject({ kind: 'reset-after-apply' }, { method: 'POST', times: 1 });

@@ -14,11 +14,32 @@ const ROOT_DIR = join(import.meta.dirname ?? new URL('.', import.meta.url).pathn
 const EPOCH = Date.UTC(2026, 0, 1, 12, 0, 0);
 const HOLDER = randomUUID();
 
+/** A finished operation of the project's past, `ms` long, created `agoMs` before the epoch. */
+function past(action: string, ms: number, agoMs: number) {
+  const created = EPOCH - agoMs;
+  return {
+    id: randomUUID(),
+    project_id: PROJECT,
+    action,
+    status: 'finished',
+    failures_count: 0,
+    created_at: new Date(created).toISOString(),
+    updated_at: new Date(created + ms).toISOString()
+  };
+}
+
 /**
  * A project whose lock (an apply_config on br-main) holds until `lockedUntil` ms of simulated time;
  * each mutation answers by `answer` (a status, or a thrown network error), or 201 once free.
+ * `newer`: finished operations listed before the holder (newest first), paged by `limit` and
+ * `cursor` as the API pages them.
  */
-function project(clock: SimulatedClock, lockedUntil: number, answer?: () => number) {
+function project(
+  clock: SimulatedClock,
+  lockedUntil: number,
+  answer?: () => number,
+  newer: Array<Record<string, unknown>> = []
+) {
   const sent: Array<{ method: string; at: number }> = [];
   let lists = 0;
   const reply = (status: number, body: unknown) => ({
@@ -28,7 +49,7 @@ function project(clock: SimulatedClock, lockedUntil: number, answer?: () => numb
   });
   const locked = () => clock.elapsed < lockedUntil;
   const transport: Transport = {
-    get: async () => {
+    get: async (url: string) => {
       lists++;
       const status = locked() ? 'running' : 'finished';
       const created_at = new Date(EPOCH + 1000).toISOString();
@@ -40,7 +61,13 @@ function project(clock: SimulatedClock, lockedUntil: number, answer?: () => numb
         status,
         created_at
       };
-      return reply(200, { operations: [op] });
+      if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
+        return reply(200, { operation: op });
+      const query = new URL(url).searchParams;
+      const limit = Number(query.get('limit') ?? 10);
+      const from = Number(query.get('cursor') ?? 0);
+      const page = [...newer, op].slice(from, from + limit);
+      return reply(200, { operations: page, pagination: { cursor: String(from + page.length) } });
     },
     send: async (method: RequestMethod) => {
       sent.push({ method, at: clock.elapsed });
@@ -106,6 +133,63 @@ describe('sendRequest: the retry rules of the OpenAPI document', () => {
     expect(p.sent.length + p.lists()).toBeLessThanOrEqual(30);
     expect(clock.elapsed).toBeGreaterThan(55_000);
     expect(clock.elapsed).toBeLessThanOrEqual(60_000);
+  });
+
+  it.each([20_000, 60_000])(
+    'a lock that never ends, a %i ms timeout: the step ends within 1 s of its deadline',
+    async (timeoutMs) => {
+      const clock = new SimulatedClock(EPOCH);
+      const p = project(clock, Infinity);
+      const error = await p.send('POST', timeoutMs).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeadlineError);
+      expect(clock.elapsed).toBeGreaterThanOrEqual(timeoutMs - 1000);
+      expect(clock.elapsed).toBeLessThanOrEqual(timeoutMs);
+    }
+  );
+
+  it('a holder older than 25 newer operations: found, and the request goes within 1 s of its end', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const newer = Array.from({ length: 25 }, (_, i) => past('suspend_compute', 1000, -2000 - i));
+    const p = project(clock, 6000, undefined, newer);
+    const outcome = await p.send('POST');
+    expect(outcome.holders).toEqual([
+      `apply_config ${HOLDER.slice(0, 4)}… on br-main since 12:00:01`
+    ]);
+    expect(p.log.some((l) => /no operation in progress/.test(l))).toBe(false);
+    const accepted = p.sent.at(-1)?.at ?? 0;
+    expect(accepted).toBeGreaterThanOrEqual(6000);
+    expect(accepted).toBeLessThanOrEqual(7000);
+    expect(p.sent.filter((s) => s.at < 6000).length).toBeLessThanOrEqual(2);
+  });
+
+  it('the lock ends 4 s before the deadline: not sent (under the 5 s floor), a timeout saying so', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 16_000);
+    const error = await p.send('POST', 20_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadlineError);
+    expect((error as Error).message).toMatch(
+      /POST \/projects\/spring-example-302709\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for; give it a longer timeout/
+    );
+    expect(p.sent.every((s) => s.at < 16_000)).toBe(true);
+  });
+
+  it("the lock ends 7 s before the deadline: not sent when the project's create_branch takes ~10 s", async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const history = Array.from({ length: 8 }, (_, i) =>
+      past('create_branch', 10_000, 60_000 * (i + 1))
+    );
+    const p = project(clock, 13_000, undefined, history);
+    const error = await p.send('POST', 20_000).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /not sent: \d(\.\d)?s left, a create_branch takes ~10s here/
+    );
+    expect(p.sent.every((s) => s.at < 13_000)).toBe(true);
+  });
+
+  it('enough time left after the lock: sent (the floor does not stop it)', async () => {
+    const clock = new SimulatedClock(EPOCH);
+    const p = project(clock, 13_000);
+    expect(await p.send('POST', 20_000)).toMatchObject({ status: 201 });
   });
 
   it('423 with nothing running in the list: a bounded backoff, not a tight loop', async () => {

@@ -3,6 +3,7 @@ import {
   isRetryableStatus,
   LAST_TRY_LEAD_MS,
   MIN_GAP_MS,
+  MinuteShare,
   RetryPolicy,
   retryAfter
 } from '../src/neon/retry.js';
@@ -94,5 +95,20 @@ describe('Pace', () => {
     expect(pace.factor).toBeCloseTo(PACE.max * PACE.recovery);
     for (let i = 0; i < 100; i++) pace.update(3);
     expect(pace.factor).toBe(1);
+  });
+});
+
+describe("MinuteShare: a job's share of the account's minute", () => {
+  it('unbounded until a 429; then one wait until its oldest answer of the minute ages out, then spread', () => {
+    const share = new MinuteShare(() => 0.5);
+    for (let at = 0; at < 10_000; at += 1000) share.answer(at);
+    expect(share.waitMs(10_000)).toBe(0);
+    share.throttled(10_000);
+    // 10 answered in the minute: a share of 8 a minute (a gap of 7.5 s); back once the first (at 0)
+    // has left the minute, half a gap later by the phase drawn.
+    expect(share.waitMs(10_000)).toBe(60_000 + 3750 - 10_000);
+    share.answer(64_000);
+    // Then a gap of the share (0.5 to 1.5 of it by the phase), grown to 9 a minute by the answer.
+    expect(share.waitMs(64_000)).toBeCloseTo(60_000 / 9);
   });
 });

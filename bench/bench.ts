@@ -41,7 +41,14 @@ import {
   runPeer
 } from './peers.js';
 import { prng } from '../simulator/simulated-wait.js';
-import { type LockedJob, type RequestPeer, requestPeers, runLocked } from './locked.js';
+import {
+  CROWD_UNDER_LIMIT,
+  crowdUnderLimit,
+  type LockedJob,
+  type RequestPeer,
+  requestPeers,
+  runLocked
+} from './locked.js';
 import { previewRows } from './preview.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -725,6 +732,21 @@ async function tenAtOnce(peer: RequestPeer): Promise<string[]> {
   ];
 }
 
+/** (e) Issue 36 class 6: 30 jobs, a project locked 30 s, the account limited to 300 requests a minute. */
+async function crowdLocked(peer: RequestPeer): Promise<string[]> {
+  const { run, lastEnd } = await crowdUnderLimit(peer);
+  const failed = run.jobs.filter((job) => job.acceptedAt === undefined);
+  return [
+    '30 jobs, locked 30 s, 300 requests/min',
+    peer.name,
+    failed.length
+      ? `${failed.length} of 30 failed (${said(failed[0] as LockedJob)})`
+      : 'all accepted',
+    `${run.created} created; ${run.limited} answered 429; project free ${run.created ? fmt(run.idleMs) : '—'} while jobs waited; ` +
+      `last job ended at ${fmt(lastEnd)} (goal ≤ ${fmt(CROWD_UNDER_LIMIT.boundMs)})`
+  ];
+}
+
 /** (c) A lock that never ends; the action's timeout is 1 min, the others have their own. */
 async function neverFree(peer: RequestPeer): Promise<string[]> {
   const run = await runLocked({ peer, jobs: 1, lockMs: [0, Infinity], limitMs: 15 * 60_000 });
@@ -757,7 +779,7 @@ async function resetAfterPost(peer: RequestPeer): Promise<string[]> {
 /** The four locked cases of issue 29's goals table, each tool on the same scenario. */
 async function lockedTable(): Promise<string> {
   const rows: string[][] = [];
-  for (const measure of [lockedThenFree, tenAtOnce, resetAfterPost])
+  for (const measure of [lockedThenFree, tenAtOnce, crowdLocked, resetAfterPost])
     for (const peer of requestPeers(10 * 60_000)) rows.push(await measure(peer));
   // The goal's case: this action with a 1 min timeout.
   for (const peer of requestPeers(60_000)) rows.push(await neverFree(peer));

@@ -4,7 +4,12 @@ import { createTransport } from '../src/neon/http.js';
 import { waitFor } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
-import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import {
+  NEON_RATE_LIMIT,
+  type RateLimit,
+  type Simulator,
+  startSimulator
+} from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 import { busiestMinute, EPOCH, type Ending } from './peers.js';
@@ -203,6 +208,15 @@ export interface LockedRun {
   names: number;
   /** Most requests answered in any minute. */
   busiestMinute: number;
+  /** Requests answered 429 (the account's budget spent). */
+  limited: number;
+  /**
+   * Time the project was free (no operation in progress) while a job still waited to be accepted:
+   * from the start to the last acceptance, less the lock and every accepted request's operations.
+   */
+  idleMs: number;
+  /** Every request the API received: when (simulated ms), its route, its status. */
+  trace: Array<[number, string, number]>;
 }
 
 export interface LockedOptions {
@@ -216,6 +230,8 @@ export interface LockedOptions {
   operationMs?: number;
   limitMs: number;
   seed?: number;
+  /** The account's limits (Neon's by default). */
+  rateLimit?: RateLimit;
 }
 
 export async function runLocked(options: LockedOptions): Promise<LockedRun> {
@@ -227,14 +243,15 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
   };
   const time = new VirtualTime(EPOCH);
   const random = prng(options.seed ?? 1);
+  const operationMs = options.operationMs ?? 2000;
   let sim: Simulator | undefined;
   try {
     sim = await startSimulator({
       scenario,
       clock: () => time.elapsed(),
       epoch: EPOCH,
-      rateLimit: NEON_RATE_LIMIT,
-      operationMs: options.operationMs ?? 2000
+      rateLimit: options.rateLimit ?? NEON_RATE_LIMIT,
+      operationMs
     });
     const s = sim;
     const before = s.branches(LOCKED_PROJECT).length;
@@ -261,6 +278,8 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
     const createdAt = (i: number): number | undefined =>
       made.find((branch) => branch.name === `job-${i}`)?.created;
     const answered = s.requests.filter((r) => r.status > 0 && r.status !== 429).map((r) => r.at);
+    const busy = made.map((b): [number, number] => [b.created, b.created + operationMs]);
+    if (options.lockMs) busy.push([options.lockMs[0], options.lockMs[0] + options.lockMs[1]]);
     return {
       jobs: results.map((job, i) => ({
         ...(job ?? { ending: 'still waiting' }),
@@ -271,12 +290,53 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
       locked: s.requests.filter((r) => r.method === 'POST' && r.status === 423).length,
       created: made.length,
       names: new Set(made.map((b) => b.name)).size,
-      busiestMinute: busiestMinute(answered)
+      busiestMinute: busiestMinute(answered),
+      limited: s.requests.filter((r) => r.status === 429).length,
+      trace: s.requests.map((r): [number, string, number] => [r.at, r.route, r.status]),
+      idleMs: freeMs(busy, Math.max(0, ...made.map((b) => b.created)))
     };
   } finally {
     await sim?.close();
     time.dispose();
   }
+}
+
+/** Time in [0, until] that no interval of `busy` covers. */
+function freeMs(busy: Array<[number, number]>, until: number): number {
+  let free = 0;
+  let covered = 0;
+  for (const [from, to] of [...busy].sort((a, b) => a[0] - b[0])) {
+    if (from >= until) break;
+    if (from > covered) free += from - covered;
+    covered = Math.max(covered, Math.min(to, until));
+  }
+  return free + Math.max(0, until - covered);
+}
+
+/** Issue 36 class 6: 30 jobs, a project locked 30 s, an account limited to 300 requests a minute. */
+export const CROWD_UNDER_LIMIT = {
+  jobs: 30,
+  lockMs: [0, 30_000] as [number, number],
+  operationMs: 2000,
+  rateLimit: { perMinute: 300, perRoutePerSecond: 40 },
+  /** 1.5 × the serial sum (the lock, then each job's 2 s operation) + 5 s. */
+  boundMs: 1.5 * (30_000 + 30 * 2000) + 5000
+};
+
+/** The crowd case on `peer`: what the bench prints and the test bounds. */
+export async function crowdUnderLimit(peer: RequestPeer, seed = 1) {
+  const { jobs, lockMs, operationMs, rateLimit } = CROWD_UNDER_LIMIT;
+  const run = await runLocked({
+    peer,
+    jobs,
+    lockMs,
+    operationMs,
+    rateLimit,
+    limitMs: 20 * 60_000,
+    seed
+  });
+  const lastEnd = Math.max(...run.jobs.map((job) => job.endedAt ?? Infinity));
+  return { run, lastEnd };
 }
 
 /**

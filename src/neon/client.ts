@@ -6,7 +6,15 @@ import { secretsOf } from '../database/url.js';
 import { firstConnectionUri, responseSecrets } from './secrets.js';
 import { oneLine } from '../util/text.js';
 import { createTransport, type RequestMethod, type Transport } from './http.js';
-import { isRetryableStatus, retryAfter, RetryPolicy, type RetryPolicyOptions } from './retry.js';
+import {
+  isRetryableStatus,
+  LAST_TRY_LEAD_MS,
+  MIN_GAP_MS,
+  MinuteShare,
+  retryAfter,
+  RetryPolicy,
+  type RetryPolicyOptions
+} from './retry.js';
 import { ServiceClock } from './service-clock.js';
 import {
   isOperation,
@@ -78,6 +86,8 @@ export class NeonClient {
   readonly serviceClock = new ServiceClock();
   /** Answers with HTTP 429 so far: the wait slows down when this grows. */
   throttled = 0;
+  /** This job's share of the account's minute, learned from every answer and 429 (the lock's looks keep to it). */
+  readonly share: MinuteShare;
   /** A host that never answered is tried 30 s from the first request; once it has, until the deadline. */
   private contact: HostContact = { state: 'untried' };
 
@@ -85,6 +95,7 @@ export class NeonClient {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.clock = options.clock ?? systemClock;
     this.retry = new RetryPolicy(options);
+    this.share = new MinuteShare(options.random);
     this.transport = options.transport ?? createTransport();
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
@@ -99,17 +110,21 @@ export class NeonClient {
     return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
 
-  /** `patience`: when to stop retrying faults other than 429 (the caller has another way). */
+  /**
+   * `patience`: when to stop retrying faults other than 429 (the caller has another way);
+   * `sharing`: after a 429, wait what this job's share of the account's minute says (`MinuteShare`).
+   */
   listOperations(
     projectId: string,
     page: { limit: number; cursor?: string },
     deadline: number,
-    patience = deadline
+    patience = deadline,
+    sharing = false
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<OperationsPage> = (body) => pageOf(body, 'operations', operationOf);
-    return this.get(path, deadline, accept, ['project', missing], patience);
+    return this.get(path, deadline, accept, ['project', missing], patience, sharing);
   }
 
   /**
@@ -184,6 +199,8 @@ export class NeonClient {
     }
     const text = redact(response.text);
     const parsed: Body | undefined = raw === undefined ? undefined : Object(JSON.parse(text));
+    if (response.status === 429) this.share.throttled(this.clock.now());
+    else this.share.answer(this.clock.now());
     const header = [response.headers['retry-after']].flat()[0];
     return {
       status: response.status,
@@ -208,7 +225,8 @@ export class NeonClient {
     deadline: number,
     accept: Accept<T>,
     [missing, notFound]: [ApiError['missing'], string?] = [undefined],
-    patience = deadline
+    patience = deadline,
+    sharing = false
   ): Promise<T> {
     let lastError: string | undefined;
     let lastTryAt: number | undefined;
@@ -230,7 +248,12 @@ export class NeonClient {
         lastError = message;
         if (status === 429) this.throttled++;
         const left = (status === 429 ? deadline : Math.min(deadline, patience)) - this.clock.now();
-        const delayMs = this.retry.delay(attempt, left, retryAfterMs, status === 429);
+        // A caller sharing the minute waits what its share says after a 429 (one 429 a job while the
+        // account's minute is full), others the backoff.
+        const delayMs =
+          status === 429 && retryAfterMs === undefined && sharing
+            ? this.shareDelay(left)
+            : this.retry.delay(attempt, left, retryAfterMs, status === 429);
         if (delayMs === undefined)
           throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
         const { host } = new URL(this.options.baseUrl);
@@ -241,6 +264,12 @@ export class NeonClient {
         await this.clock.sleep(delayMs, this.options.signal);
       }
     }
+  }
+
+  /** What the share asks after a 429, or undefined when that passes the last try before the deadline. */
+  private shareDelay(leftMs: number): number | undefined {
+    const wait = Math.max(MIN_GAP_MS, this.share.waitMs(this.clock.now()));
+    return wait <= leftMs - LAST_TRY_LEAD_MS ? wait : undefined;
   }
 
   private async once<T>(path: string, timeoutMs: number, accept: Accept<T>): Promise<T> {
@@ -261,6 +290,8 @@ export class NeonClient {
     });
 
     this.contact = { state: 'answered' };
+    if (response.status === 429) this.share.throttled(this.clock.now());
+    else this.share.answer(this.clock.now());
     const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     this.serviceClock.observe(header('date'), sentAt, this.clock.now());
     // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,

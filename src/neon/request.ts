@@ -1,14 +1,13 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
-import { oneLine } from '../util/text.js';
-import { isInProgress } from './operation-status.js';
 import type { NeonClient } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branches.js';
 import type { Operation } from './operation.js';
+import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
 import { type Rule, ruleFor, type RuleSet } from './request-rules.js';
-import { LAST_TRY_LEAD_MS, RetryPolicy } from './retry.js';
+import { LAST_TRY_LEAD_MS, MIN_GAP_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
 
 /**
@@ -74,16 +73,64 @@ export interface RequestDeps {
   log: (line: string) => void;
   /** Told of each attempt, so that what happened is known however the request ends (a deadline, no answer). */
   onProgress?: (outcome: RequestOutcome) => void;
+  /** Whether the operations a mutation starts are then waited for (false: `wait: false`, no time is needed). */
+  awaits?: boolean;
+  /** Each kind's typical duration in the operations read (the project's history): none, the floor only. */
+  durations?: Durations;
 }
 
 /** Pace while operations hold the lock: a look at the list every 1 s, slower as the lock ages (to 5 s). */
-const lockLookMs = (lockedMs: number, random: () => number): number =>
+export const lockLookMs = (lockedMs: number, random: () => number): number =>
   Math.round(Math.min(5000, Math.max(1000, lockedMs / 5)) * (0.75 + random() / 2));
 
-/** `apply_config 1f2e… on br-x since 12:00:01`: who holds the project. */
-const holderName = (op: Operation): string =>
-  `${oneLine(op.action, 40)} ${op.id.slice(0, 4)}…` +
-  `${op.branch_id ? ` on ${op.branch_id}` : ''} since ${op.created_at.slice(11, 19)}`;
+/**
+ * A mutation is not sent with less time left than this: what it starts must still be waited for.
+ * The shortest operations take 1 to 2 s (a created_at and an updated_at 2 s apart in recorded
+ * answers; the simulator's take 2 s), a branch with a compute is two of them one after the other,
+ * and the wait sees the end one check later. Sent with less, the branch is made and the step
+ * still ends `timeout`, leaving it behind (issue 36 class 3).
+ */
+export const MUTATION_FLOOR_MS = 5000;
+
+/** The action of the first operation a mutation starts, by its method and path: its history says how long it takes. */
+const MUTATION_KINDS: Array<[RegExp, string]> = [
+  [/^POST \/projects\/[^/]+\/branches$/, 'create_branch'],
+  [/^POST \/projects\/[^/]+\/branches\/[^/]+\/restore$/, 'create_timeline'],
+  [/^DELETE \/projects\/[^/]+\/branches\/[^/]+$/, 'delete_timeline'],
+  [/^POST \/projects\/[^/]+\/endpoints\/[^/]+\/start$/, 'start_compute'],
+  [/^POST \/projects\/[^/]+\/endpoints\/[^/]+\/suspend$/, 'suspend_compute']
+];
+
+/** The time a mutation needs to be waited for: its kind's median here (5 or more past ones), at least the floor. */
+function needOf(request: ApiRequest, typical: ReadonlyMap<string, number>) {
+  const named = `${request.method} ${request.path}`;
+  const kind = MUTATION_KINDS.find(([pattern]) => pattern.test(named))?.[1];
+  const floor = `a ${kind ?? 'mutation'} needs at least ${formatDuration(MUTATION_FLOOR_MS)} to be waited for`;
+  // Typical is the median: sent with less, what it starts more likely than not outlasts the step.
+  const ms = kind === undefined ? undefined : typical.get(kind);
+  if (ms === undefined || ms <= MUTATION_FLOOR_MS) return { ms: MUTATION_FLOOR_MS, said: floor };
+  return { ms, said: `a ${kind} takes ~${formatDuration(Math.round(ms / 1000) * 1000)} here` };
+}
+
+/** Each kind's typical duration among the operations the lock's looks have read. */
+const typicalOf = (lock: LockWatch, deps: RequestDeps): ReadonlyMap<string, number> =>
+  deps.durations?.([...lock.seen.values()]) ?? new Map();
+
+/** A deadline error when a mutation has less time left than it needs; undefined when it may go. */
+function notSent(
+  request: ApiRequest,
+  leftMs: number,
+  lock: LockWatch,
+  deps: RequestDeps
+): DeadlineError | undefined {
+  if (request.method === 'GET' || deps.awaits === false) return undefined;
+  const need = needOf(request, typicalOf(lock, deps));
+  if (leftMs >= need.ms) return undefined;
+  const left = formatDuration(Math.round(leftMs / 100) * 100);
+  return new DeadlineError(
+    `${request.method} ${request.path} not sent: ${left} left, ${need.said}; give it a longer timeout`
+  );
+}
 
 /**
  * Sends the request, each answer handled as its kind's row of `REQUEST_RULES` says. The OpenAPI
@@ -106,10 +153,13 @@ export async function sendRequest(
   const named = `${method} ${path}`;
   let lockedSince: number | undefined;
   let lastError: string | undefined;
+  const lock = new LockWatch(client, projectId);
   for (let backoff = 0; ;) {
     const now = clock.now();
     if (lockedSince !== undefined) outcome.lockedMs = now - lockedSince;
     if (deadline - now < LAST_TRY_LEAD_MS) throw deadlineError(outcome, lastError);
+    const short = notSent(request, deadline - now, lock, deps);
+    if (short) throw short;
     outcome.attempts++;
     deps.onProgress?.(outcome);
     let answer;
@@ -136,14 +186,15 @@ export async function sendRequest(
     lastError = errorText;
     if (rule === 'await_lock') {
       lockedSince ??= now;
-      const holders = await lockHolders(client, projectId, deadline);
+      const held = await lock.holders(deadline);
+      const holders = held.map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
       const since = formatDuration(clock.now() - lockedSince);
       if (holders.length > 0) {
         deps.log(
           `${named}: locked by ${holders.join(', ')} (attempt ${outcome.attempts}, locked ${since}).`
         );
-        await untilReleased(deps, deadline, lockedSince, outcome);
+        await untilReleased(deps, deadline, lockedSince, outcome, lock, held);
         continue;
       }
       deps.log(
@@ -168,28 +219,36 @@ export async function sendRequest(
   }
 }
 
-/** The project's operations in progress now (the newest page is enough: they are the newest). */
-async function lockHolders(client: NeonClient, projectId: string, deadline: number) {
-  const page = await client.listOperations(projectId, { limit: 20 }, deadline);
-  return page.operations.filter((op) => isInProgress(op.status)).map(holderName);
-}
-
-/** Looks at the list until no operation runs, then returns (the request goes again at once). */
+/**
+ * Looks at the list until no operation runs, then returns (the request goes again at once). The
+ * last look is cut to land `LAST_TRY_LEAD_MS` before the deadline: a jittered pace that would pass
+ * it must not end the step seconds early (issue 36 class 4).
+ */
 async function untilReleased(
   deps: RequestDeps,
   deadline: number,
   lockedSince: number,
-  outcome: RequestOutcome
+  outcome: RequestOutcome,
+  lock: LockWatch,
+  seen: Operation[]
 ): Promise<void> {
-  const { client, projectId, clock = systemClock, random = Math.random } = deps;
-  for (;;) {
-    const wait = lockLookMs(clock.now() - lockedSince, random);
-    if (clock.now() + wait > deadline - LAST_TRY_LEAD_MS) {
+  const { clock = systemClock, random = Math.random } = deps;
+  for (let holders = seen; ;) {
+    const room = deadline - LAST_TRY_LEAD_MS - clock.now();
+    if (room < MIN_GAP_MS) {
       outcome.lockedMs = clock.now() - lockedSince;
       throw deadlineError(outcome, 'HTTP 423 Locked');
     }
-    await clock.sleep(wait, deps.signal);
-    const holders = await lockHolders(client, projectId, deadline);
+    // The lock's pace, sooner when the holders are expected to end sooner (with up to 0.5 s of
+    // jitter: jobs waiting on one lock must not all look at once), slower when this job's share of
+    // the account's minute asks it.
+    const serviceNow = deps.client.serviceClock.toService(clock.now());
+    const ends = expectedEndIn(holders, typicalOf(lock, deps), serviceNow);
+    const look = lockLookMs(clock.now() - lockedSince, random);
+    const soon = ends === undefined ? look : Math.min(look, ends + random() * 500);
+    const pace = Math.max(soon, deps.client.share.waitMs(clock.now()));
+    await clock.sleep(Math.min(room, pace), deps.signal);
+    holders = await lock.holders(deadline);
     if (holders.length === 0) return;
   }
 }

@@ -182,3 +182,21 @@ function elapsedOf(op: Operation, now: number): number {
   const since = /\.\d/.test(op.created_at) ? 0 : 500;
   return Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
 }
+
+/** The duration an operation of a kind outlasts half the time (`Survival` is P(longer than ms)), to 0.1 s. */
+function medianMs(model: Survival): number {
+  let [lo, hi] = [0, 3_600_000];
+  while (hi - lo > 100) {
+    const mid = (lo + hi) / 2;
+    if (model(mid) > 0.5) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** Each kind's median duration (ms) among these operations, for kinds with a history (a request's `durations`). */
+export function typicalDurations(operations: Operation[]): Map<string, number> {
+  const typical = new Map<string, number>();
+  for (const [kind, model] of learnHistory(operations)) typical.set(kind, medianMs(model));
+  return typical;
+}

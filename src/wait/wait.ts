@@ -12,7 +12,7 @@ import type { WaitSettings } from './wait-settings.js';
 import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
-import { learnHistory, nextCheckIn, type Survival } from './history.js';
+import { learnHistory, nextCheckIn, type Survival, typicalDurations } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { isInProgress } from '../neon/operation-status.js';
 import { type FailurePolicy, type Verdict, WAIT_STATUS } from './status.js';
@@ -95,7 +95,21 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
     const { client, random, signal } = deps;
     const onProgress = (seen: RequestOutcome) => (outcome = seen);
-    const sending = { client, projectId, clock, random, signal, log, warn, onProgress };
+    // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
+    const awaits = settings.wait;
+    const durations = typicalDurations;
+    const sending = {
+      client,
+      projectId,
+      clock,
+      random,
+      signal,
+      log,
+      warn,
+      onProgress,
+      awaits,
+      durations
+    };
     const done = await performRequest(request, deadline, sending);
     outcome = done.outcome;
     const { follow } = done;
