@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NeonClient } from '../src/neon/client.js';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
 import { requestRules, sendRequest } from '../src/neon/request.js';
+import { typicalDurations } from '../src/wait/history.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
@@ -100,7 +101,14 @@ function project(
         rules
       },
       clock.now() + timeoutMs,
-      { client, projectId: PROJECT, clock, random: () => 0.5, log: (l) => log.push(l) }
+      {
+        client,
+        projectId: PROJECT,
+        clock,
+        random: () => 0.5,
+        log: (l) => log.push(l),
+        durations: typicalDurations
+      }
     );
   return { send, sent, log, lists: () => lists };
 }
