@@ -366,6 +366,8 @@ describe('the command, in-process', () => {
     for (const [flag, value] of [
       ['--operation-id', ''],
       ['--operation-id', ' , '],
+      ['--fail-on', ','],
+      ['--fail-on', ' , '],
       ['--database-url', ''],
       ['--junit', '']
     ] as const) {

@@ -233,6 +233,9 @@ describe('readSettings bad inputs', () => {
     ['fail_on finished', { fail_on: 'finished' }, 'fail_on', /any of skipped, cancelled or error/],
     ['fail_on failed', { fail_on: 'error,failed' }, 'fail_on', /any of .*; got 'error,failed'/],
     ['fail_on Error', { fail_on: 'Error' }, 'fail_on', /any of skipped, cancelled or error/],
+    // Separators only: refused as the command refuses `--fail-on ,`, not read as "fail on nothing".
+    ['fail_on ,', { fail_on: ',' }, 'fail_on', /any of .*; got ',', which names none\./],
+    ['fail_on " , "', { fail_on: ' , ' }, 'fail_on', /any of .*; got ' ?, ?', which names none\./],
     ['summary 1', { summary: '1' }, 'summary', /true or false/],
     ['comment_on_pr maybe', { comment_on_pr: 'maybe' }, 'comment_on_pr', /true or false/],
     ['operation_id not a UUID', { operation_id: 'op-123' }, 'operation_id', /UUIDs/],

@@ -3,6 +3,8 @@
  * runs it. A branch is being created and its compute started; the action waits for both.
  * `npm run demo -- --database` also starts a real PostgreSQL server on 127.0.0.1 (about a second)
  * and passes its URL as `database_url`: the step then waits until `SELECT 1` answers.
+ * `npm run demo -- --fail`: the compute's start ends in `error`, and so does the step (the red
+ * summary, exit 1).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,8 @@ import { type Cluster, createCluster, urlFor } from '../simulator/postgres.js';
 import { startSimulator } from '../simulator/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const { scenario, createBranch, startCompute } = branchCreation();
+const fail = process.argv.includes('--fail');
+const { scenario, createBranch, startCompute } = branchCreation(undefined, { fail });
 const sim = await startSimulator({ scenario });
 let database: Cluster | undefined;
 let databaseUrl = '';
@@ -70,6 +73,7 @@ const env: Record<string, string> = {
 for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
 
 console.log(`Simulator at ${sim.url}: create_branch and start_compute are in progress.`);
+if (fail) console.log('start_compute will end in error (--fail): the step fails, exit 1.');
 if (database)
   console.log(`PostgreSQL at 127.0.0.1:${database.port}: the step will wait for SELECT 1.`);
 console.log('Running dist/index.js as the runner would...\n');

@@ -7,16 +7,35 @@
  * writes the latter to $GITHUB_OUTPUT as `api_host`, `api_key`, `project_id` and `operations`.
  * Stops on SIGINT/SIGTERM.
  *
- *   npm run simulator -- --port 4010
+ * `--database` also starts a real PostgreSQL server on 127.0.0.1 (about a second), and the
+ * branches the simulator creates answer connection URIs that reach it: `--database-url response`
+ * (`database_url: response`) then runs end to end, where a made-up `ep-….neon.tech` host would not
+ * resolve.
+ *
+ *   npm run simulator -- --port 4010 [--database]
  */
 import { appendFileSync } from 'node:fs';
+import { type Cluster, createCluster } from '../simulator/postgres.js';
+import type { PostgresTarget } from '../simulator/resources.js';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
 import { startSimulator } from '../simulator/server.js';
 
 const portArg = process.argv.indexOf('--port');
 const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
+let database: Cluster | undefined;
+let postgres: PostgresTarget | undefined;
+if (process.argv.includes('--database')) {
+  database = await createCluster();
+  const password = `sim-${Date.now().toString(36)}`;
+  await database.start();
+  await database.sql(
+    `CREATE ROLE app LOGIN PASSWORD '${password}'`,
+    'CREATE DATABASE appdb OWNER app'
+  );
+  postgres = { host: database.host, port: database.port, user: 'app', password, database: 'appdb' };
+}
 const { scenario, createBranch, startCompute } = branchCreation();
-const sim = await startSimulator({ scenario, port, startOnFirstRequest: true });
+const sim = await startSimulator({ scenario, port, startOnFirstRequest: true, postgres });
 const operations = JSON.stringify({
   operations: [sim.render(createBranch), sim.render(startCompute)]
 });
@@ -54,6 +73,18 @@ until about 4 s after the first request here), with the branch and endpoint read
   POST   /projects/{project_id}/branches/{branch_id}/restore   (reset: the parent as source_branch_id)
   POST   /projects/{project_id}/endpoints/{endpoint_id}/start | /suspend
   GET    /projects/{project_id}/branches[/{branch_id}[/endpoints]], /projects/{project_id}/endpoints[/{endpoint_id}]`);
+console.log(
+  database
+    ? `
+PostgreSQL at ${database.host}:${database.port}: new branches' connection URIs reach it, so
+  node dist/cli/index.js --request 'POST /projects/{project_id}/branches' \\
+    --body '{"endpoints":[{"type":"read_write"}]}' --database-url response
+creates a branch, waits for it and runs SELECT 1 on it.`
+    : `
+With --database, new branches' connection URIs reach a local PostgreSQL (for --database-url response).`
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void sim.close().then(() => process.exit(0)));
+  process.once(signal, () => {
+    void Promise.all([sim.close(), database?.remove()]).then(() => process.exit(0));
+  });
 }

@@ -179,7 +179,10 @@ export function singleProject(projectId: string, operations: OperationScript[]):
  * What a preview-branch workflow sees: a branch being created and its compute started, after an
  * hour of the control plane's own background work on the project.
  */
-export function branchCreation(projectId = 'restless-sun-58231907'): {
+export function branchCreation(
+  projectId = 'restless-sun-58231907',
+  { fail = false }: { fail?: boolean } = {}
+): {
   scenario: Scenario;
   createBranch: OperationScript;
   startCompute: OperationScript;
@@ -259,11 +262,20 @@ export function branchCreation(projectId = 'restless-sun-58231907'): {
   const startCompute = operation(
     projectId,
     'start_compute',
-    [
-      [-300, 'scheduling'],
-      [2500, 'running'],
-      [4200, 'finished']
-    ],
+    // With `fail` (`npm run demo -- --fail`): the compute fails once, then for good, so the step
+    // ends in `error` (red summary, exit 1) as a newcomer should see before production does.
+    fail
+      ? [
+          [-300, 'scheduling'],
+          [2500, 'running'],
+          [3300, 'failed', { failures_count: 1, error: 'compute did not start: out of capacity' }],
+          [4200, 'error', { failures_count: 2, error: 'compute did not start: out of capacity' }]
+        ]
+      : [
+          [-300, 'scheduling'],
+          [2500, 'running'],
+          [4200, 'finished']
+        ],
     { branch_id: branch, endpoint_id: endpoint }
   );
   const scenario = singleProject(projectId, [...history, createBranch, startCompute]);

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -608,6 +608,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       if (method !== 'GET') return error(x, 405, 'method not allowed');
       return listProjects(x, url, keyScript);
     }
+    // POST /api_keys: a new key, answered once in clear, as the service does (its masking is tested).
+    if (segments.length === 1 && segments[0] === 'api_keys' && method === 'POST')
+      return send(x, 200, {
+        id: randomInt(1, 2 ** 31),
+        key: `napi_${randomBytes(32).toString('hex')}`,
+        name: 'api-key',
+        created_at: iso(clock()),
+        created_by: randomUUID()
+      });
     if (segments[0] !== 'projects' || segments.length < 3) return error(x, 404, 'not found');
     const projectId = segments[1] as string;
     if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);

@@ -39,7 +39,7 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '', json: 'string, `""` when no project was found' },
   { name: 'summary', description: 'The job summary as Markdown.' },
   { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
-  { name: 'response', description: 'With request: the JSON of the accepted answer, every password and connection URI replaced by `***`.', value: (r) => r.request?.response , json: 'object (the accepted answer, secrets replaced by `***`), only with a request' },
+  { name: 'response', description: 'With request: the JSON of the accepted answer, every secret (password, connection URI, API key, token) replaced by `***`.', value: (r) => r.request?.response , json: 'object (the accepted answer, secrets replaced by `***`), only with a request' },
   { name: 'request_status', description: 'With request: the HTTP status of the accepted answer; empty when no request was asked or none was accepted.', value: (r) => r.request?.status , json: 'number, only with a request that was accepted' },
   { name: 'request_attempts', description: 'With request: how many times it was sent (423, 429 and 503 answers are retried).', value: (r) => r.request?.attempts , json: 'number, only with a request' },
   { name: 'request_lock', description: 'With request: `{"locked_seconds", "held_by"}` when 423 Locked answered (the operations that held the project), else empty.', value: (r) => (r.request?.holders.length ? { locked_seconds: Number((r.request.lockedMs / 1000).toFixed(1)), held_by: r.request.holders } : undefined) , json: 'object `{locked_seconds, held_by}`, only when 423 Locked answered' },

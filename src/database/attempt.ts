@@ -22,7 +22,8 @@ const MAX_BYTES = 1 << 20;
 type Tls = false | ConnectionOptions;
 /** Trusted CAs (PEM), already read; undefined: the runtime's default store. */
 export type Ca = string | string[] | undefined;
-export type AttemptFailure = { retry: boolean; message: string };
+/** `unresolved`: the host name does not resolve (ENOTFOUND), retried for a short grace only. */
+export type AttemptFailure = { retry: boolean; message: string; unresolved?: boolean };
 
 /** Undefined when the database answered. `timeoutMs` or `signal` ends the attempt at once. */
 export async function attemptSelectOne(
@@ -207,7 +208,9 @@ export function classifyConnectionError(error: unknown, tls: string): AttemptFai
     return { retry: false, message: `the server does not offer TLS, which ${tls} asks for` };
   if (/client password must be a (non-empty )?string/.test(text))
     return { retry: false, message: 'the server asks for a password, and the URL has none' };
-  // Anything else (refused, reset, DNS, timeouts, Neon's compute starting, rate limits) may pass.
+  // The resolver's "no such name", not EAI_AGAIN's "try later": a typo in the URL's host, mostly.
+  if (code === 'ENOTFOUND') return { retry: true, message: text, unresolved: true };
+  // Anything else (refused, reset, timeouts, Neon's compute starting, rate limits) may pass.
   return { retry: !rejected, message: text };
 }
 

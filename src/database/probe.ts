@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as tls from 'node:tls';
-import { systemClock as clock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
 import { attemptSelectOne, type Ca } from './attempt.js';
@@ -39,6 +39,15 @@ const LAST_ATTEMPT_MS = 1_000;
 /** Shorter than this, an attempt cannot connect anywhere: the probe ends instead. */
 const MIN_ATTEMPT_MS = 50;
 const MAX_MESSAGE = 300;
+/**
+ * A host name that does not resolve (ENOTFOUND) is tried again for this long, at least
+ * `UNRESOLVED_TRIES` times, then the probe ends naming it, instead of at the deadline (10 minutes
+ * by default): a new Neon endpoint's name resolves as soon as the API answers it, so a name that
+ * keeps failing is a typo or another network's host. The grace is for a resolver that answers
+ * "no such name" for a moment (a record still propagating, a local resolver restarting).
+ */
+const UNRESOLVED_GRACE_MS = 10_000;
+const UNRESOLVED_TRIES = 3;
 /** Far more than any CA bundle; a file that never ends (`/dev/zero`) stops here. */
 const MAX_ROOT_CERT_BYTES = 1 << 20;
 
@@ -54,8 +63,10 @@ export async function probeDatabase(options: {
   deadline: number;
   signal?: AbortSignal;
   onAttempt?: (attempt: ProbeAttempt) => void;
+  /** The system's; a simulated one in tests. */
+  clock?: Clock;
 }): Promise<ProbeResult> {
-  const { target, deadline, signal, onAttempt } = options;
+  const { target, deadline, signal, onAttempt, clock = systemClock } = options;
   const started = clock.now();
   const where = describeTarget(target);
   let attempts = 0;
@@ -83,6 +94,8 @@ export async function probeDatabase(options: {
   }
 
   let lastError = 'no attempt was made';
+  let unresolvedSince: number | undefined;
+  let unresolvedTries = 0;
   for (let left = deadline - clock.now(); left >= MIN_ATTEMPT_MS; left = deadline - clock.now()) {
     attempts += 1;
     const failed = await attemptSelectOne(target, ca, Math.min(ATTEMPT_TIMEOUT_MS, left), signal);
@@ -92,6 +105,18 @@ export async function probeDatabase(options: {
     }
     if (signal?.aborted) return cancelled();
     lastError = oneLine(failed.message, MAX_MESSAGE);
+    unresolvedSince = failed.unresolved ? (unresolvedSince ?? clock.now()) : undefined;
+    unresolvedTries = failed.unresolved ? unresolvedTries + 1 : 0;
+    const unresolvedFor = unresolvedSince === undefined ? 0 : clock.now() - unresolvedSince;
+    if (unresolvedTries >= UNRESOLVED_TRIES && unresolvedFor >= UNRESOLVED_GRACE_MS) {
+      onAttempt?.({ attempt: attempts, error: lastError });
+      const host = oneLine(target.host, 100);
+      return fail(
+        'rejected',
+        `Cannot connect to the database ${where}: the host name '${host}' does not resolve ` +
+          `(ENOTFOUND, ${unresolvedTries} tries over ${formatDuration(unresolvedFor)}); check the URL's host.`
+      );
+    }
     if (!failed.retry) {
       onAttempt?.({ attempt: attempts, error: lastError });
       return fail('rejected', `Cannot connect to the database ${where}: ${lastError}`);

@@ -46,9 +46,13 @@ export function readChoices(field: Field): string[] {
   const words = (field.value || fallback).split(/[\s,]+/).filter(Boolean);
   const wrong = words.find((word) => !choices.includes(word));
   const named = `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
-  if (wrong === undefined && (type === 'list' || words.length === 1)) return words;
+  // Separators only (`fail_on: ","`) name nothing: refused, as the command refuses `--fail-on ,`,
+  // not read as an empty list (which would fail the step on no status at all).
+  const some = type === 'list' ? words.length > 0 : words.length === 1;
+  if (wrong === undefined && some) return words;
   const form = type === 'list' ? `any of ${named}, separated by commas` : named;
-  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'.`);
+  const none = words.length === 0 ? ', which names none' : '';
+  throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'${none}.`);
 }
 
 /** An error whose message starts with the input's name (`text` may name others). */

@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { branchCreation } from '../simulator/scenario.js';
+import { InProcess } from './helpers/in-process.js';
+
+// The demo's scenario (`npm run demo`, `npm run simulator`), waited for on simulated time.
+let run: InProcess | undefined;
+afterEach(async () => {
+  await run?.dispose();
+  run = undefined;
+});
+
+async function waitFor(fail: boolean) {
+  const { scenario, createBranch, startCompute } = branchCreation(undefined, { fail });
+  run = await InProcess.start(scenario);
+  const { result } = await run.wait({
+    project_id: createBranch.project_id,
+    operation_id: `${createBranch.id},${startCompute.id}`
+  });
+  return result;
+}
+
+describe('the demo scenario', () => {
+  it('finishes by default', async () => {
+    expect((await waitFor(false)).status).toBe('finished');
+  });
+
+  it('with --fail, start_compute ends in error, and so does the wait', async () => {
+    const result = await waitFor(true);
+    expect(result.status).toBe('error');
+    expect(result.operations.map((op) => [op.action, op.status])).toEqual(
+      expect.arrayContaining([
+        ['create_branch', 'finished'],
+        ['start_compute', 'error']
+      ])
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * `request: POST /api_keys` end to end through dist/: the new key is answered once, in clear, and
+ * must appear nowhere the step writes (log, outputs, summary; the command's `--json`), only in the
+ * runner's `::add-mask::`.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Simulator } from '../../simulator/server.js';
+import { NODE, ROOT, runAction } from '../helpers/run-action.js';
+import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+// The simulator's new keys (`napi_` and 64 hex digits), found by form in whatever was written.
+const NEW_KEY = /napi_[0-9a-f]{64}/;
+const BODY = '{"key_name":"deploy"}';
+
+describe('a new API key through dist', () => {
+  it('the action: masked, `***` in the response output, nowhere in clear', async () => {
+    sim = await simulate([]);
+    const run = await runAction({
+      inputs: {
+        api_key: DEFAULT_KEY,
+        api_host: sim.url,
+        project_id: PROJECT,
+        request: 'POST /api_keys',
+        body: BODY,
+        interval: '1s'
+      }
+    });
+    expect(sim.requests.filter((r) => r.method === 'POST' && r.status === 200)).toHaveLength(1);
+    expect(run.code).toBe(0);
+    expect(run.masked.some((value) => NEW_KEY.test(value))).toBe(true);
+    expect(run.everything).not.toMatch(NEW_KEY);
+    expect(run.stderr).not.toMatch(NEW_KEY);
+    expect(JSON.parse(run.outputs.response ?? '{}')).toMatchObject({ key: '***', name: 'api-key' });
+  }, 60_000);
+
+  it('the command: --json holds `***`, not the key', async () => {
+    sim = await simulate([]);
+    const dir = mkdtempSync(join(tmpdir(), 'neon-wait-secrets-'));
+    try {
+      const args = [
+        join(ROOT, 'dist', 'cli', 'index.js'),
+        ...['--api-host', sim.url, '--interval', '1s', '--project-id', PROJECT],
+        ...['--request', 'POST /api_keys', '--body', BODY, '--json']
+      ];
+      const child = spawn(NODE, args, {
+        env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY }
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      expect(sim.requests.filter((r) => r.method === 'POST' && r.status === 200)).toHaveLength(1);
+      expect(stdout + stderr).not.toMatch(NEW_KEY);
+      expect(JSON.parse(stdout)).toMatchObject({ response: { key: '***' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
