@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { exitCode, resultText, usageError } from '../src/cli/main.js';
+import { usageError } from '../src/cli/args.js';
+import { exitCode, resultText } from '../src/cli/result.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
 import type { Operation } from '../src/neon/operation.js';
@@ -204,14 +205,14 @@ describe('the ending', () => {
   });
 
   it('--json: the typed fields, the exit code, why it ended and the last API error', () => {
-    const result = JSON.parse(resultText(timeout(1000), true)) as Record<string, unknown>;
+    const result = JSON.parse(resultText(timeout(1000), 'json')) as Record<string, unknown>;
     expect(result).toMatchObject({
       status: 'timeout',
       exit_code: 3,
       message: 'timeout after 1m: Still waiting for x (timeout 1m)',
       last_api_error: 'HTTP 503'
     });
-    expect(resultText(timeout(), false)).toBe(
+    expect(resultText(timeout(), 'text')).toBe(
       'timeout after 1m: Still waiting for x (timeout 1m)\n'
     );
   });

@@ -94,14 +94,14 @@ describe('the command, in-process', () => {
 
     const unknown = await command(['--wait-forever']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--wait-forever'");
+    expect(unknown.stdout).toContain("Unknown option '--wait-forever'");
     const noKey = await command(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain('NEON_API_KEY is not set');
+    expect(noKey.stdout).toContain('NEON_API_KEY is not set');
     // A failed `curl … |` leaves stdin empty: never read as "wait until the project is idle".
     const empty = await command([...api(sim), '--project-id', PROJECT, '--operations', '-']);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('--operations: stdin is empty.');
+    expect(empty.stdout).toContain('--operations: stdin is empty.');
     expect(sim.requests).toHaveLength(0);
 
     // The one input error found with a request, as the help says: no --project-id, several seen.
@@ -282,17 +282,17 @@ describe('the command, in-process', () => {
       file
     ]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(
-      /^error: Invalid --database-url: it does not start with postgresql:\/\//m
+    expect(wrong.stdout).toMatch(
+      /^input_error after \S+: Invalid --database-url: it does not start with postgresql:\/\//m
     );
     const unset = await command([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
+    expect(unset.stdout).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
     // Empty is refused as unset is, and as --database-url "" is: the check is never skipped silently.
     const empty = await command([...api(sim), '--database-url-env', 'APP_DB'], {
       env: { APP_DB: '' }
     });
-    expect(empty.stderr).toContain('--database-url-env: APP_DB is unset or empty.');
+    expect(empty.stdout).toContain('--database-url-env: APP_DB is unset or empty.');
     for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
@@ -370,10 +370,7 @@ describe('the command, in-process', () => {
       ['--junit', '']
     ] as const) {
       const run = await command([...api(sim), '--project-id', PROJECT, flag, value]);
-      expect([run.code, run.stderr]).toEqual([
-        2,
-        expect.stringContaining(`error: ${flag} is empty.`)
-      ]);
+      expect([run.code, run.stdout]).toEqual([2, expect.stringContaining(`: ${flag} is empty.`)]);
     }
     expect(sim.requests).toHaveLength(0);
   });
@@ -388,7 +385,7 @@ describe('the command, in-process', () => {
     ] as const) {
       const run = await command(['--operations', from], options);
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^error: --operations: .* holds more than 4 MiB\.$/m);
+      expect(run.stdout).toMatch(/: --operations: .* holds more than 4 MiB\.$/m);
     }
   });
 
@@ -408,7 +405,7 @@ describe('the command, in-process', () => {
     ]) {
       const run = await command([...args, ...refused]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(`error: ${refused[0]}: ${refused[1]} cannot be written`);
+      expect(run.stdout).toContain(`: ${refused[0]}: ${refused[1]} cannot be written`);
     }
     expect(sim.requests).toHaveLength(0);
 
@@ -444,12 +441,12 @@ describe('the command, in-process', () => {
     sim.inject({ kind: 'status', status: 400, message: 'invalid branch_id br-x' }, { times: 1 });
     const bad = await command([...api(sim), '--project-id', PROJECT]);
     expect(bad.code).toBe(3);
-    expect(bad.stderr).toMatch(/^error: HTTP 400: invalid branch_id br-x/m);
+    expect(bad.stdout).toMatch(/: HTTP 400: invalid branch_id br-x/m);
 
     sim.inject({ kind: 'redirect', location: 'https://elsewhere.example/api' }, { times: 1 });
     const moved = await command([...api(sim), '--project-id', PROJECT]);
     expect(moved.code).toBe(3);
-    expect(moved.stderr).toMatch(/sent only to the API host\. Check --api-host\.$/m);
+    expect(moved.stdout).toMatch(/sent only to the API host\. Check --api-host\.$/m);
     expect(moved.stdout + moved.stderr).not.toMatch(/api_host|input '/);
   });
 });
@@ -547,7 +544,7 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
     const stdin = JSON.stringify({ operations: [sim.render(op)] });
     const run = await command([...api(sim), '--operations', '@'], { stdin });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--operations @ names no file');
+    expect(run.stdout).toContain('--operations @ names no file');
     expect(sim.requests).toHaveLength(0);
   });
 
@@ -580,7 +577,13 @@ describe('the command in CI logs and scripts, in-process', () => {
     sim = await simulate([op]);
     const run = await command([...waitFor(sim, op.id), '--quiet']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
+    // The verdict line says the error: stderr does not say it again.
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^error after \S+: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/
+    );
+    const json = await command([...waitFor(sim, op.id), '--quiet', '--json']);
+    expect(json.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
   });
 
   it('a secret passed as a stray argument is never printed: its position is', async () => {
@@ -593,9 +596,7 @@ describe('the command in CI logs and scripts, in-process', () => {
     ] as const) {
       const run = await command([...args]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `error: Argument ${at} is not an option (its value is not shown)`
-      );
+      expect(run.stdout).toContain(`: Argument ${at} is not an option (its value is not shown)`);
       for (const secret of [key, 's3cret']) expect(run.stdout + run.stderr).not.toContain(secret);
     }
   });
@@ -653,6 +654,48 @@ describe('the command in CI logs and scripts, in-process', () => {
       env: { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }
     });
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("--progress must be auto, live, plain or none; got 'x'.");
+    expect(wrong.stdout).toContain("--progress must be auto, live, plain or none; got 'x'.");
+  });
+});
+
+describe('the first ten minutes (issue 37)', () => {
+  /** How often `text` appears in what a CI log shows: stdout and stderr merged. */
+  const times = (run: { stdout: string; stderr: string }, text: string): number =>
+    (run.stdout + run.stderr).split(text).length - 1;
+
+  it('item 2: each error is said once in a CI log (stdout and stderr merged); an unknown flag names the one meant', async () => {
+    sim = await simulate([]);
+    const typo = await command(['--projcet-id', 'x']);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toMatch(
+      /^input_error after \S+: Unknown option '--projcet-id': did you mean --project-id\? \(see --help\)\n$/
+    );
+    expect(times(typo, 'Unknown option')).toBe(1);
+    const duration = await command([...api(sim), '--timeout', '5q']);
+    expect(duration.code).toBe(2);
+    expect(times(duration, "'5q' is not a duration")).toBe(1);
+    const key = await command([...api(sim), '--project-id', PROJECT], {
+      env: { NEON_API_KEY: 'napi_refused_0123456789' }
+    });
+    expect(key.code).toBe(3);
+    expect(times(key, 'NEON_API_KEY')).toBe(1);
+    const project = await command([...api(sim), '--project-id', 'wrong-project-123456']);
+    expect(project.code).toBe(3);
+    expect(times(project, 'wrong-project-123456 was not found')).toBe(1);
+    // With --json, stdout is data: stderr says the error in words, once.
+    const json = await command(['--projcet-id', 'x', '--json']);
+    expect(json.stderr.split('\n').filter((l) => l.includes('Unknown option'))).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+  });
+
+  it('item 2: the format asked for holds for a usage error too (--format json, not only --json)', async () => {
+    const run = await command(['--format', 'json', '--wait-forever']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+    const wrong = await command(['--format', 'xml']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toMatch(
+      /^input_error after \S+: --format must be text or json; got 'xml'/
+    );
   });
 });

@@ -3,7 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { withOptions, withTables } from '../scripts/readme-tables.js';
-import { FLAGS, HELP, resultText } from '../src/cli/main.js';
+import { FLAGS } from '../src/cli/args.js';
+import { HELP } from '../src/cli/help.js';
+import { resultText } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
 import { NEON_API_HOST } from '../src/neon/client.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
@@ -91,7 +93,7 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       response: { branch: { id: 'br-a-1' }, endpoints: [{ id: 'ep-a-1' }] }
     };
     const report = makeReport({ database, request });
-    const fields = Object.keys(JSON.parse(resultText(report, true)) as object);
+    const fields = Object.keys(JSON.parse(resultText(report, 'json')) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);
   });

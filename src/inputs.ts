@@ -34,6 +34,8 @@ const H = 3_600_000;
 // A table, one input a line, in the order of the docs and the help.
 /** `--progress`: how stderr shows the wait (`auto` picks one of the others). */
 export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
+/** `--format`: what stdout holds (`src/cli/result.ts` has a renderer for each). */
+export const FORMAT_CHOICES = ['text', 'json'] as const;
 
 // prettier-ignore
 const ROWS = {
@@ -62,7 +64,8 @@ const ROWS = {
   github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", only: 'action' },
   database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH' },
   database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME' },
-  json: { type: 'bool', default: 'false', description: 'print one JSON object (the fields below) instead of the verdict line', only: 'command' },
+  format: { type: 'choice', choices: FORMAT_CHOICES, default: 'text', description: 'on stdout: text (the verdict line) or json (one object, the fields below)', only: 'command', arg: 'FORMAT' },
+  json: { type: 'bool', default: 'false', description: 'short for --format json', only: 'command' },
   summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH' },
   junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH' },
   progress: { type: 'choice', choices: PROGRESS_CHOICES, default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' },
