@@ -311,7 +311,7 @@ describe('the command, in-process', () => {
       'summary-limit since database-url database-url-file database-url-env json summary-file junit ' +
       'help version api-key progress quiet';
     for (const flag of flags.split(' '))
-      expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
+      expect(help.stdout).toMatch(new RegExp(`^  (-\\w, )?--${flag} `, 'm'));
     for (const text of [
       'NEON_API_KEY',
       'NEON_PROJECT_ID',
@@ -604,7 +604,7 @@ describe('the command in CI logs and scripts, in-process', () => {
   it('--json: every ending prints one object, usage errors included, with exit_code and message', async () => {
     for (const [args, message] of [
       [['--wait-forever', '--json'], "Unknown option '--wait-forever'"],
-      [['--json', '--timeout'], "Option '--timeout <value>' argument missing"],
+      [['--json', '--timeout'], "--timeout <value>' argument missing"],
       [
         ['--json', '--progress', 'fancy'],
         "--progress must be auto, live, plain or none; got 'fancy'"
@@ -697,5 +697,37 @@ describe('the first ten minutes (issue 37)', () => {
     expect(wrong.stdout).toMatch(
       /^input_error after \S+: --format must be text or json; got 'xml'/
     );
+  });
+
+  it('item 1: --help in groups, with examples of the four common uses, short names and a link to docs/cli.md', async () => {
+    const { stdout: help } = await command(['--help']);
+    const headings = help.split('\n').filter((line) => /^[A-Z].*:$/.test(line));
+    expect(headings).toEqual([
+      'What to wait for (operation ids, else the branch, else the project until idle):',
+      'The request (sent first; then its operations are waited for):',
+      'Deadlines and verdict:',
+      'Output:',
+      'Database (checked after a successful wait):',
+      'The API:',
+      'About:',
+      'JSON fields (--format json):',
+      'Environment:',
+      'Exit codes:',
+      'Examples:'
+    ]);
+    for (const use of ['--operations -', '--request ', '--branch-id br-', '--database-url-env'])
+      expect(help.slice(help.indexOf('Examples:'))).toContain(use);
+    expect(help).toContain('docs/cli.md');
+    // Each flag's words stand apart from its name, and say what the command does.
+    expect(help).toMatch(/^ {2}NEON_OPERATIONS_WAIT_PROGRESS\n {28}instead of --progress$/m);
+    expect(help).not.toMatch(/since since|the step|\(--json fields\)/);
+    expect(help).toMatch(/^ {2}-t, --timeout DURATION /m);
+    expect(help.split('\n').filter((line) => line.length > 80)).toEqual([]);
+    // The short names work as the long ones do.
+    const short = await command(['-t', '5q', '-o', 'json']);
+    expect(JSON.parse(short.stdout)).toMatchObject({
+      status: 'input_error',
+      message: expect.stringContaining('--timeout must be a duration') as unknown
+    });
   });
 });
