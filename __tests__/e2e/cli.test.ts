@@ -554,3 +554,27 @@ describe('the command on streams it cannot write (issue 30, class 6)', () => {
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });
+
+describe('reports to our own streams (issue 36, class 8)', () => {
+  it('--junit /dev/stdout under a Node parent (stdout a socket): written there, no wait for a reader', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    // cli() spawns as execa and zx do: stdio 'pipe', which Node makes a socket pair.
+    const run = await cli([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--operation-id',
+      op.id,
+      '--junit',
+      '/dev/stdout'
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('Waiting for a reader');
+    const [xmlText, verdict] = run.stdout.split('</testsuites>\n');
+    expect((await readJunit(`${xmlText}</testsuites>\n`)).cases).toEqual([
+      expect.objectContaining({ name: 'create_branch', outcome: 'passed' })
+    ]);
+    expect(verdict).toMatch(/^finished after \S+\n$/);
+  });
+});
