@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { usageError } from '../src/cli/args.js';
 import { exitCode, resultText } from '../src/cli/result.js';
+import { jsonErrorPlace } from '../src/util/json-error.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
 import type { Operation } from '../src/neon/operation.js';
@@ -234,5 +235,18 @@ describe('JUnit text', () => {
     const expected = 'a <b> & "c" \'d\'\ttab\nline\uFFFD\uFFFD\uFFFD\uFFFD lone \uFFFD 😀 end';
     // Attribute and text alike keep tabs and line breaks (an attribute would fold raw ones).
     expect(JSON.parse(parsed.stdout)).toEqual([expected, expected]);
+  });
+});
+
+describe('where JSON stops being JSON (issue 37 item 3)', () => {
+  it('names the line and column, never the text', () => {
+    expect(jsonErrorPlace('{"branch": {"name": "preview"}}')).toBeUndefined();
+    expect(jsonErrorPlace('{"a": 1,}')).toBe('line 1, column 9');
+    expect(jsonErrorPlace('not json')).toBe('line 1, column 2');
+    expect(jsonErrorPlace('{"branch": {"name": x}}')).toBe('line 1, column 21');
+    expect(jsonErrorPlace('{\n  "a": nul,\n}')).toBe('line 2, column 11');
+    expect(jsonErrorPlace('[1, 2]x')).toBe('line 1, column 7');
+    expect(jsonErrorPlace('{"a": 1')).toBe('its end');
+    expect(jsonErrorPlace('"abc')).toBe('its end');
   });
 });

@@ -175,7 +175,7 @@ describe('the command, in-process', () => {
     expect(result).toMatchObject({ status: 'timeout', timed_out: true, exit_code: 124 });
     // Stopped before 2s when no check fitted: the message says so, not "timed out after 2s".
     expect(result.message).toMatch(
-      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\.$/
+      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\. Give it more time with --timeout\.$/
     );
     const [testcase] = (await parseJunit(out.junit)).cases;
     expect(testcase).toMatchObject({
@@ -522,9 +522,10 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
     const run = await command([...api(sim), '--project-id', PROJECT, ...ids, '--junit', junit]);
     expect(run.code).toBe(0);
     expect(statSync(junit).size).toBeLessThan(10_000);
-    const names = (await parseJunit(junit)).cases.map((c) => c.name);
-    expect(names).toContain(`operation ${bare.id}`);
-    expect(names.find((n) => n?.startsWith('create_branch'))).toMatch(/^create_branch br-x+…$/);
+    const cases = (await parseJunit(junit)).cases;
+    expect(cases.map((c) => c.name)).toEqual(['operation', 'create_branch']);
+    expect(cases[0]?.properties).toMatchObject({ operation_id: bare.id });
+    expect(cases[1]?.properties?.branch_id).toMatch(/^br-x+…$/);
   });
 
   it('class 13: --json stays bounded whatever the shape of the operation', async () => {
@@ -729,5 +730,42 @@ describe('the first ten minutes (issue 37)', () => {
       status: 'input_error',
       message: expect.stringContaining('--timeout must be a duration') as unknown
     });
+  });
+
+  it('item 3: messages one step further: where the body stops being JSON, the API error piped in, where keys are made, how to give more time, no wait line with --no-wait', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const post = ['--request', 'POST /projects/{project_id}/branches'];
+    const body = await command([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      ...post,
+      '--body',
+      '{"a": hunter2}'
+    ]);
+    expect(body.stdout).toContain(
+      '--body must be JSON; it is not valid JSON, from line 1, column 7.'
+    );
+    expect(body.stdout + body.stderr).not.toContain('hunter2');
+    const piped = await command([...api(sim), '--operations', '-'], {
+      stdin: '{"code": "", "message": "project not found"}'
+    });
+    expect(piped.code).toBe(2);
+    expect(piped.stdout).toContain(
+      'holds an error the API answered, not operations: project not found'
+    );
+    const noKey = await command(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
+    expect(noKey.stdout).toContain(
+      'Neon console: Account settings, or Organization settings, then API keys'
+    );
+    const look = await command([...api(sim), '--project-id', PROJECT, '--no-wait']);
+    expect(look.code).toBe(0);
+    expect(look.stderr).not.toContain('Waiting until');
+    // After a request, the wait has what is left of the deadline, and says so.
+    const sent = await command([...api(sim), '--project-id', PROJECT, ...post, '--body', '{}']);
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toMatch(/^Waiting for \d+ operation.*\(\S+ left\)\.$/m);
+    expect(sent.stderr).not.toMatch(/\(timeout /);
   });
 });

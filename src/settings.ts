@@ -7,6 +7,7 @@ import type { ApiRequest } from './neon/request.js';
 import { formatDuration, parseDuration, YEAR_MS } from './util/duration.js';
 import { InputError, type Naming } from './util/errors.js';
 import { redactUrl, registerSecret } from './util/redact.js';
+import { jsonErrorPlace } from './util/json-error.js';
 import { capital, oneLine } from './util/text.js';
 import { parseDatabaseUrl, secretsOf } from './database/url.js';
 
@@ -213,10 +214,17 @@ function operationsJson(field: Field, projectId?: string) {
   let list: unknown;
   try {
     list = JSON.parse(field.value);
-  } catch (error) {
-    throw wrong(`it is not valid JSON (${(error as Error).message})`);
+  } catch {
+    throw wrong(`it is not valid JSON, from ${jsonErrorPlace(field.value)}`);
   }
-  if (!Array.isArray(list)) list = (list as { operations?: unknown } | null)?.operations;
+  const answer = list as { operations?: unknown; message?: unknown } | null;
+  if (!Array.isArray(list)) list = answer?.operations;
+  // An error the API answered, piped in (`curl -s … |`): its own words say what went wrong.
+  if (!Array.isArray(list) && typeof answer?.message === 'string')
+    throw invalid(
+      field,
+      `holds an error the API answered, not operations: ${oneLine(answer.message, 300)}`
+    );
   if (!Array.isArray(list)) throw wrong('it has no "operations" array');
   if (!list.length) throw wrong('its "operations" array is empty, so there is nothing to wait for');
   const operations = list.map((item: unknown, index) => {
@@ -285,12 +293,9 @@ function requestInput(
   if (!body.value) return { method, path };
   if (method === 'GET')
     throw invalid(body, (named) => `must be empty with a GET ${named('request')}.`);
-  try {
-    JSON.parse(body.value);
-  } catch {
-    // The parser's message quotes the text: the body is never echoed.
-    throw invalid(body, 'must be JSON; it is not valid JSON.');
-  }
+  const place = jsonErrorPlace(body.value);
+  // Where, not the parser's message: that quotes the text, and the body is never echoed.
+  if (place) throw invalid(body, `must be JSON; it is not valid JSON, from ${place}.`);
   return { method, path, body: body.value };
 }
 

@@ -48,7 +48,11 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
   if (urlEnv && !env[urlEnv])
     throw wrong('database_url_env', (flag) => `${flag}: ${urlEnv} is unset or empty.`);
   if (!values.api_key?.trim())
-    throw wrong('api_key', (name) => `${name} is not set: put a Neon API key in it.`);
+    throw wrong(
+      'api_key',
+      (name) =>
+        `${name} is not set: put a Neon API key in it (made in the Neon console: Account settings, or Organization settings, then API keys).`
+    );
   for (const { name } of REPORTS) {
     const path = values[name];
     if (path) prepareReportFile(path, name);

@@ -171,7 +171,10 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
       }
     }
     const mode = modeFor(client, resolved, settings, tracker);
-    log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
+    // After a request, the deadline is the request's: what the wait has is what is left of it.
+    const limit = formatDuration(settings.timeoutMs);
+    if (settings.wait)
+      log.info(`${mode.goal} (${settings.request ? `${limit} left` : `timeout ${limit}`}).`);
 
     const pace = new Pace();
     let checkedAt = startedAt;
