@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { usageError } from '../src/cli/args.js';
-import { exitCode, resultText } from '../src/cli/result.js';
+import { exitCode, leftBehind, resultText } from '../src/cli/result.js';
 import { jsonErrorPlace } from '../src/util/json-error.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
@@ -248,5 +248,44 @@ describe('where JSON stops being JSON (issue 37 item 3)', () => {
     expect(jsonErrorPlace('[1, 2]x')).toBe('line 1, column 7');
     expect(jsonErrorPlace('{"a": 1')).toBe('its end');
     expect(jsonErrorPlace('"abc')).toBe('its end');
+  });
+});
+
+describe('what an interruption or a timeout leaves behind (issue 37 item 4)', () => {
+  const open = {
+    id: '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c',
+    project_id: 'p-1',
+    action: 'create_branch',
+    status: 'running',
+    failures_count: 0,
+    created_at: '2026-11-26T10:00:00Z',
+    updated_at: '2026-11-26T10:00:01Z'
+  };
+  const cut = (fields: Partial<Report>): Report => ({
+    ...inputErrorReport('', 1000, 61_000),
+    status: 'aborted',
+    operations: [open],
+    request: {
+      method: 'POST',
+      path: '/projects/p-1/branches',
+      status: 201,
+      attempts: 1,
+      lockedMs: 0,
+      holders: [],
+      response: { branch: { id: 'br-misty-sun-1a2b3c4d' }, operations: [open] }
+    },
+    ...fields
+  });
+
+  it('names what the request made and what still runs at Neon, and that it goes on there', () => {
+    expect(leftBehind(cut({}))).toBe(
+      'Left behind: POST /projects/p-1/branches was accepted; its answer names branch ' +
+        'br-misty-sun-1a2b3c4d. Still running at Neon, and going on there: create_branch ' +
+        '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c (running).'
+    );
+    expect(leftBehind(cut({ status: 'timeout', timedOut: true }))).toContain('br-misty-sun');
+    // Nothing to say when the wait ended, or when no request was accepted.
+    expect(leftBehind(cut({ status: 'finished' }))).toBeUndefined();
+    expect(leftBehind(cut({ request: undefined }))).toBeUndefined();
   });
 });

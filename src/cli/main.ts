@@ -12,7 +12,7 @@ import { ACTION_VERSION } from '../version.js';
 import { cliNaming, FLAGS, type Flags, readArgs } from './args.js';
 import { prepareReportFile, readInput, writeReport } from './files.js';
 import { HELP } from './help.js';
-import { type Ending, exitCode, type Format, FORMATS } from './result.js';
+import { type Ending, exitCode, type Format, FORMATS, leftBehind } from './result.js';
 import { renderJunit } from './junit.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
@@ -158,6 +158,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const ending = await writeReports(report, flags, terminal, io);
   // Said once: by the verdict line when it is text, else on stderr.
   if (report.failure && !format.saysFailure) terminal.error(report.failure);
+  const left = leftBehind(report);
+  if (left) terminal.warning(left);
   if (await print(io.stdout, format.render(ending))) return ending.code;
   terminal.error('could not write the result to stdout.');
   return 2;

@@ -6,7 +6,7 @@ import type { Report } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import { WAIT_STATUS } from '../wait/status.js';
+import { shownAs, WAIT_STATUS } from '../wait/status.js';
 
 export type Format = (typeof FORMAT_CHOICES)[number];
 
@@ -76,4 +76,29 @@ export function resultText(
   reasons: readonly string[] = []
 ): string {
   return FORMATS[format].render({ report, code, reasons });
+}
+
+/**
+ * After an accepted request, what an interruption or a timeout leaves behind: what the request made
+ * (the answer's branch and endpoint) and the operations still running at Neon, which go on there
+ * whatever the command does. Undefined when nothing was left.
+ */
+export function leftBehind(report: Report): string | undefined {
+  const { request } = report;
+  const cut = report.status === WAIT_STATUS.aborted || report.timedOut;
+  if (!cut || request?.status === undefined) return undefined;
+  const fields = resultFields(report);
+  const made = (['branch', 'endpoint'] as const).flatMap((kind) => {
+    const id = fields[`${kind}_id`];
+    return typeof id === 'string' && id ? [`${kind} ${id}`] : [];
+  });
+  const running = report.operations
+    .filter((op) => shownAs(op.status ?? '', report.policy) === 'pending')
+    .map((op) => `${op.action ?? 'operation'} ${op.id} (${op.status ?? 'not seen yet'})`);
+  const sent = `${request.method} ${request.path} was accepted`;
+  const what = made.length ? `; its answer names ${made.join(' and ')}` : '';
+  const still = running.length
+    ? ` Still running at Neon, and going on there: ${running.join('; ')}.`
+    : '';
+  return oneLine(`Left behind: ${sent}${what}.${still}`, 2000);
 }
