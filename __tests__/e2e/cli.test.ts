@@ -192,10 +192,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     // The operation still running when the other failed: skipped, with nothing of the other's text.
     expect(cutShort).toEqual({
       classname: `neon-operations-wait.${PROJECT}`,
-      name: 'create_branch br-a-1',
+      name: 'create_branch',
       time: expect.any(Number),
       outcome: 'skipped',
-      message: 'still running when the wait ended (error)'
+      message: 'still running when the wait ended (error)',
+      properties: { operation_id: open.id, branch_id: 'br-a-1' }
     });
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
     expect(testcase?.body).toBe(`operation ${op.id}: quota exceeded <&> "x"\uFFFD`);
