@@ -289,3 +289,25 @@ describe('what an interruption or a timeout leaves behind (issue 37 item 4)', ()
     expect(leftBehind(cut({ request: undefined }))).toBeUndefined();
   });
 });
+
+describe('the progress line during a lock (issue 37 item 6)', () => {
+  it('says the project is locked and by what, not "starting · first check"', () => {
+    let now = 1_000_000;
+    const tty = fakeStream(true);
+    terminal = new Terminal(tty, now, () => now);
+    terminal.start('live', now + 60_000);
+    const sending = {
+      method: 'POST',
+      path: '/projects/p-1/branches',
+      attempts: 1,
+      lockedMs: 0
+    } as const;
+    terminal.onRequest({ ...sending, holders: [] });
+    expect(screen(tty.text).at(-1)).toBe('⏳ 0s · sending POST /projects/p-1/branches · 1m left');
+    now += 30_000;
+    terminal.onRequest({ ...sending, holders: ['create_branch br-quiet-sun-07272eb0'] });
+    expect(screen(tty.text).at(-1)).toBe(
+      '⏳ 30s · project locked by create_branch br-quiet-sun-07272eb0 · 30s left'
+    );
+  });
+});

@@ -132,7 +132,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (flags.help || flags.version) return 0;
 
   const terminal = new Terminal(io.stderr, startedAt);
-  const deps = { log: terminal, signal: io.signal, onCheck: terminal.onCheck, named: cliNaming };
+  const { onCheck, onRequest } = terminal;
+  const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming };
   let style: ProgressStyle = 'plain';
   const read = async () => {
     if (usage) throw new InputError('', () => usage);

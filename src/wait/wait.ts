@@ -58,6 +58,8 @@ export interface WaitDeps {
   onJobMark?: (mark: JobMark) => void;
   /** After each check: the awaited operations and when the next check is due (the command's live line). */
   onCheck?: (operations: AwaitedOperation[], nextCheckAt: number) => void;
+  /** While the `request` is sent: what it met so far (the operations holding a lock). */
+  onRequest?: (seen: RequestOutcome) => void;
   /** How the front end names inputs in messages (the action's words by default). */
   named?: Naming;
 }
@@ -77,7 +79,10 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     const log = (line: string) => deps.log.info(line);
     const { client, random, signal } = deps;
-    const onProgress = (seen: RequestOutcome) => (outcome = seen);
+    const onProgress = (seen: RequestOutcome) => {
+      outcome = seen;
+      deps.onRequest?.(seen);
+    };
     const sending = { client, projectId, clock, random, signal, log, onProgress };
     outcome = await sendRequest(request, deadline, sending);
     const given = operationsOf(outcome.response);
