@@ -1,7 +1,7 @@
 // `neon-operations-wait`: the action's engine as a command. Flags are the action's inputs; progress
 // goes to stderr, the result alone to stdout, and the exit code says how it ended.
 import type { Readable } from 'node:stream';
-import { runEngine, runStep } from '../engine.js';
+import { type EngineSettings, runEngine, runStep } from '../engine.js';
 import { flagOf, FORMAT_CHOICES, input, type InputName } from '../inputs.js';
 import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
@@ -15,6 +15,11 @@ import { HELP } from './help.js';
 import { type Ending, exitCode, type Format, FORMATS, leftBehind } from './result.js';
 import { renderJunit } from './junit.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
+
+/** The engine's settings and the command's own (how stderr shows the wait). */
+interface CommandSettings extends EngineSettings {
+  progress: ProgressStyle;
+}
 
 /** A report file the command writes, by the input that names it. */
 interface ReportFile {
@@ -134,18 +139,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const terminal = new Terminal(io.stderr, startedAt);
   const { onCheck, onRequest } = terminal;
   const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming };
-  let style: ProgressStyle = 'plain';
-  const read = async () => {
+  // The command's own settings ride with the engine's: a new option adds a field, not a variable.
+  const read = async (): Promise<CommandSettings> => {
     if (usage) throw new InputError('', () => usage);
     const input = await inputsOf(flags, io);
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(input, () => undefined);
     chosen({ name: 'format', value: input('format') });
-    style = progressStyle(flags.quiet ? 'none' : input('progress'), io.env, io.stderr.isTTY);
-    return settings;
+    const progress = progressStyle(
+      flags.quiet ? 'none' : input('progress'),
+      io.env,
+      io.stderr.isTTY
+    );
+    return { ...settings, progress };
   };
   const { report } = await runStep(read, cliNaming, async (settings) => {
-    terminal.start(style, startedAt + settings.timeoutMs);
+    terminal.start(settings.progress, startedAt + settings.timeoutMs);
     if (flags['api-key'] !== undefined)
       terminal.warning('--api-key is visible to other processes (ps); prefer NEON_API_KEY.');
     try {
