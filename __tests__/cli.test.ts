@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { exitCode, resultText, usageError } from '../src/cli/main.js';
+import { usageError } from '../src/cli/args.js';
+import { exitCode, leftBehind, resultText } from '../src/cli/result.js';
+import { jsonErrorPlace } from '../src/util/json-error.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
 import type { Operation } from '../src/neon/operation.js';
@@ -204,14 +206,14 @@ describe('the ending', () => {
   });
 
   it('--json: the typed fields, the exit code, why it ended and the last API error', () => {
-    const result = JSON.parse(resultText(timeout(1000), true)) as Record<string, unknown>;
+    const result = JSON.parse(resultText(timeout(1000), 'json')) as Record<string, unknown>;
     expect(result).toMatchObject({
       status: 'timeout',
       exit_code: 3,
       message: 'timeout after 1m: Still waiting for x (timeout 1m)',
       last_api_error: 'HTTP 503'
     });
-    expect(resultText(timeout(), false)).toBe(
+    expect(resultText(timeout(), 'text')).toBe(
       'timeout after 1m: Still waiting for x (timeout 1m)\n'
     );
   });
@@ -233,5 +235,79 @@ describe('JUnit text', () => {
     const expected = 'a <b> & "c" \'d\'\ttab\nline\uFFFD\uFFFD\uFFFD\uFFFD lone \uFFFD 😀 end';
     // Attribute and text alike keep tabs and line breaks (an attribute would fold raw ones).
     expect(JSON.parse(parsed.stdout)).toEqual([expected, expected]);
+  });
+});
+
+describe('where JSON stops being JSON (issue 37 item 3)', () => {
+  it('names the line and column, never the text', () => {
+    expect(jsonErrorPlace('{"branch": {"name": "preview"}}')).toBeUndefined();
+    expect(jsonErrorPlace('{"a": 1,}')).toBe('line 1, column 9');
+    expect(jsonErrorPlace('not json')).toBe('line 1, column 2');
+    expect(jsonErrorPlace('{"branch": {"name": x}}')).toBe('line 1, column 21');
+    expect(jsonErrorPlace('{\n  "a": nul,\n}')).toBe('line 2, column 11');
+    expect(jsonErrorPlace('[1, 2]x')).toBe('line 1, column 7');
+    expect(jsonErrorPlace('{"a": 1')).toBe('its end');
+    expect(jsonErrorPlace('"abc')).toBe('its end');
+  });
+});
+
+describe('what an interruption or a timeout leaves behind (issue 37 item 4)', () => {
+  const open = {
+    id: '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c',
+    project_id: 'p-1',
+    action: 'create_branch',
+    status: 'running',
+    failures_count: 0,
+    created_at: '2026-11-26T10:00:00Z',
+    updated_at: '2026-11-26T10:00:01Z'
+  };
+  const cut = (fields: Partial<Report>): Report => ({
+    ...inputErrorReport('', 1000, 61_000),
+    status: 'aborted',
+    operations: [open],
+    request: {
+      method: 'POST',
+      path: '/projects/p-1/branches',
+      status: 201,
+      attempts: 1,
+      lockedMs: 0,
+      holders: [],
+      response: { branch: { id: 'br-misty-sun-1a2b3c4d' }, operations: [open] }
+    },
+    ...fields
+  });
+
+  it('names what the request made and what still runs at Neon, and that it goes on there', () => {
+    expect(leftBehind(cut({}))).toBe(
+      'Left behind: POST /projects/p-1/branches was accepted; its answer names branch ' +
+        'br-misty-sun-1a2b3c4d. Still running at Neon, and going on there: create_branch ' +
+        '6d9313ca-5fca-4001-bf9b-8b97ef5edb2c (running).'
+    );
+    expect(leftBehind(cut({ status: 'timeout', timedOut: true }))).toContain('br-misty-sun');
+    // Nothing to say when the wait ended, or when no request was accepted.
+    expect(leftBehind(cut({ status: 'finished' }))).toBeUndefined();
+    expect(leftBehind(cut({ request: undefined }))).toBeUndefined();
+  });
+});
+
+describe('the progress line during a lock (issue 37 item 6)', () => {
+  it('says the project is locked and by what, not "starting · first check"', () => {
+    let now = 1_000_000;
+    const tty = fakeStream(true);
+    terminal = new Terminal(tty, now, () => now);
+    terminal.start('live', now + 60_000);
+    const sending = {
+      method: 'POST',
+      path: '/projects/p-1/branches',
+      attempts: 1,
+      lockedMs: 0
+    } as const;
+    terminal.onRequest({ ...sending, holders: [] });
+    expect(screen(tty.text).at(-1)).toBe('⏳ 0s · sending POST /projects/p-1/branches · 1m left');
+    now += 30_000;
+    terminal.onRequest({ ...sending, holders: ['create_branch br-quiet-sun-07272eb0'] });
+    expect(screen(tty.text).at(-1)).toBe(
+      '⏳ 30s · project locked by create_branch br-quiet-sun-07272eb0 · 30s left'
+    );
   });
 });

@@ -94,14 +94,14 @@ describe('the command, in-process', () => {
 
     const unknown = await command(['--wait-forever']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--wait-forever'");
+    expect(unknown.stdout).toContain("Unknown option '--wait-forever'");
     const noKey = await command(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain('NEON_API_KEY is not set');
+    expect(noKey.stdout).toContain('NEON_API_KEY is not set');
     // A failed `curl … |` leaves stdin empty: never read as "wait until the project is idle".
     const empty = await command([...api(sim), '--project-id', PROJECT, '--operations', '-']);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('--operations: stdin is empty.');
+    expect(empty.stdout).toContain('--operations: stdin is empty.');
     expect(sim.requests).toHaveLength(0);
 
     // The one input error found with a request, as the help says: no --project-id, several seen.
@@ -175,7 +175,7 @@ describe('the command, in-process', () => {
     expect(result).toMatchObject({ status: 'timeout', timed_out: true, exit_code: 124 });
     // Stopped before 2s when no check fitted: the message says so, not "timed out after 2s".
     expect(result.message).toMatch(
-      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\.$/
+      /^timeout after [\d.]+s: Still waiting for create_branch \S+ \(last status running\): the 2s timeout left no time for another check after the one at [\d.]+s\. Give it more time with --timeout\.$/
     );
     const [testcase] = (await parseJunit(out.junit)).cases;
     expect(testcase).toMatchObject({
@@ -282,17 +282,17 @@ describe('the command, in-process', () => {
       file
     ]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(
-      /^error: Invalid --database-url: it does not start with postgresql:\/\//m
+    expect(wrong.stdout).toMatch(
+      /^input_error after \S+: Invalid --database-url: it does not start with postgresql:\/\//m
     );
     const unset = await command([...api(sim), '--database-url-env', 'NOT_SET_ANYWHERE']);
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
+    expect(unset.stdout).toContain('--database-url-env: NOT_SET_ANYWHERE is unset or empty.');
     // Empty is refused as unset is, and as --database-url "" is: the check is never skipped silently.
     const empty = await command([...api(sim), '--database-url-env', 'APP_DB'], {
       env: { APP_DB: '' }
     });
-    expect(empty.stderr).toContain('--database-url-env: APP_DB is unset or empty.');
+    expect(empty.stdout).toContain('--database-url-env: APP_DB is unset or empty.');
     for (const run of [idle, wrong, unset]) expect(run.stdout + run.stderr).not.toContain(password);
   });
 
@@ -311,7 +311,7 @@ describe('the command, in-process', () => {
       'summary-limit since database-url database-url-file database-url-env json summary-file junit ' +
       'help version api-key progress quiet';
     for (const flag of flags.split(' '))
-      expect(help.stdout).toMatch(new RegExp(`^  --${flag} `, 'm'));
+      expect(help.stdout).toMatch(new RegExp(`^  (-\\w, )?--${flag} `, 'm'));
     for (const text of [
       'NEON_API_KEY',
       'NEON_PROJECT_ID',
@@ -372,10 +372,7 @@ describe('the command, in-process', () => {
       ['--junit', '']
     ] as const) {
       const run = await command([...api(sim), '--project-id', PROJECT, flag, value]);
-      expect([run.code, run.stderr]).toEqual([
-        2,
-        expect.stringContaining(`error: ${flag} is empty.`)
-      ]);
+      expect([run.code, run.stdout]).toEqual([2, expect.stringContaining(`: ${flag} is empty.`)]);
     }
     expect(sim.requests).toHaveLength(0);
   });
@@ -390,7 +387,7 @@ describe('the command, in-process', () => {
     ] as const) {
       const run = await command(['--operations', from], options);
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^error: --operations: .* holds more than 4 MiB\.$/m);
+      expect(run.stdout).toMatch(/: --operations: .* holds more than 4 MiB\.$/m);
     }
   });
 
@@ -410,7 +407,7 @@ describe('the command, in-process', () => {
     ]) {
       const run = await command([...args, ...refused]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(`error: ${refused[0]}: ${refused[1]} cannot be written`);
+      expect(run.stdout).toContain(`: ${refused[0]}: ${refused[1]} cannot be written`);
     }
     expect(sim.requests).toHaveLength(0);
 
@@ -446,12 +443,12 @@ describe('the command, in-process', () => {
     sim.inject({ kind: 'status', status: 400, message: 'invalid branch_id br-x' }, { times: 1 });
     const bad = await command([...api(sim), '--project-id', PROJECT]);
     expect(bad.code).toBe(3);
-    expect(bad.stderr).toMatch(/^error: HTTP 400: invalid branch_id br-x/m);
+    expect(bad.stdout).toMatch(/: HTTP 400: invalid branch_id br-x/m);
 
     sim.inject({ kind: 'redirect', location: 'https://elsewhere.example/api' }, { times: 1 });
     const moved = await command([...api(sim), '--project-id', PROJECT]);
     expect(moved.code).toBe(3);
-    expect(moved.stderr).toMatch(/sent only to the API host\. Check --api-host\.$/m);
+    expect(moved.stdout).toMatch(/sent only to the API host\. Check --api-host\.$/m);
     expect(moved.stdout + moved.stderr).not.toMatch(/api_host|input '/);
   });
 });
@@ -527,9 +524,10 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
     const run = await command([...api(sim), '--project-id', PROJECT, ...ids, '--junit', junit]);
     expect(run.code).toBe(0);
     expect(statSync(junit).size).toBeLessThan(10_000);
-    const names = (await parseJunit(junit)).cases.map((c) => c.name);
-    expect(names).toContain(`operation ${bare.id}`);
-    expect(names.find((n) => n?.startsWith('create_branch'))).toMatch(/^create_branch br-x+…$/);
+    const cases = (await parseJunit(junit)).cases;
+    expect(cases.map((c) => c.name)).toEqual(['operation', 'create_branch']);
+    expect(cases[0]?.properties).toMatchObject({ operation_id: bare.id });
+    expect(cases[1]?.properties?.branch_id).toMatch(/^br-x+…$/);
   });
 
   it('class 13: --json stays bounded whatever the shape of the operation', async () => {
@@ -549,7 +547,7 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
     const stdin = JSON.stringify({ operations: [sim.render(op)] });
     const run = await command([...api(sim), '--operations', '@'], { stdin });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--operations @ names no file');
+    expect(run.stdout).toContain('--operations @ names no file');
     expect(sim.requests).toHaveLength(0);
   });
 
@@ -582,7 +580,13 @@ describe('the command in CI logs and scripts, in-process', () => {
     sim = await simulate([op]);
     const run = await command([...waitFor(sim, op.id), '--quiet']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
+    // The verdict line says the error: stderr does not say it again.
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^error after \S+: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/
+    );
+    const json = await command([...waitFor(sim, op.id), '--quiet', '--json']);
+    expect(json.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
   });
 
   it('a secret passed as a stray argument is never printed: its position is', async () => {
@@ -595,9 +599,7 @@ describe('the command in CI logs and scripts, in-process', () => {
     ] as const) {
       const run = await command([...args]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `error: Argument ${at} is not an option (its value is not shown)`
-      );
+      expect(run.stdout).toContain(`: Argument ${at} is not an option (its value is not shown)`);
       for (const secret of [key, 's3cret']) expect(run.stdout + run.stderr).not.toContain(secret);
     }
   });
@@ -605,7 +607,7 @@ describe('the command in CI logs and scripts, in-process', () => {
   it('--json: every ending prints one object, usage errors included, with exit_code and message', async () => {
     for (const [args, message] of [
       [['--wait-forever', '--json'], "Unknown option '--wait-forever'"],
-      [['--json', '--timeout'], "Option '--timeout <value>' argument missing"],
+      [['--json', '--timeout'], "--timeout <value>' argument missing"],
       [
         ['--json', '--progress', 'fancy'],
         "--progress must be auto, live, plain or none; got 'fancy'"
@@ -655,6 +657,117 @@ describe('the command in CI logs and scripts, in-process', () => {
       env: { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }
     });
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("--progress must be auto, live, plain or none; got 'x'.");
+    expect(wrong.stdout).toContain("--progress must be auto, live, plain or none; got 'x'.");
+  });
+});
+
+describe('the first ten minutes (issue 37)', () => {
+  /** How often `text` appears in what a CI log shows: stdout and stderr merged. */
+  const times = (run: { stdout: string; stderr: string }, text: string): number =>
+    (run.stdout + run.stderr).split(text).length - 1;
+
+  it('item 2: each error is said once in a CI log (stdout and stderr merged); an unknown flag names the one meant', async () => {
+    sim = await simulate([]);
+    const typo = await command(['--projcet-id', 'x']);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toMatch(
+      /^input_error after \S+: Unknown option '--projcet-id': did you mean --project-id\? \(see --help\)\n$/
+    );
+    expect(times(typo, 'Unknown option')).toBe(1);
+    const duration = await command([...api(sim), '--timeout', '5q']);
+    expect(duration.code).toBe(2);
+    expect(times(duration, "'5q' is not a duration")).toBe(1);
+    const key = await command([...api(sim), '--project-id', PROJECT], {
+      env: { NEON_API_KEY: 'napi_refused_0123456789' }
+    });
+    expect(key.code).toBe(3);
+    expect(times(key, 'NEON_API_KEY')).toBe(1);
+    const project = await command([...api(sim), '--project-id', 'wrong-project-123456']);
+    expect(project.code).toBe(3);
+    expect(times(project, 'wrong-project-123456 was not found')).toBe(1);
+    // With --json, stdout is data: stderr says the error in words, once.
+    const json = await command(['--projcet-id', 'x', '--json']);
+    expect(json.stderr.split('\n').filter((l) => l.includes('Unknown option'))).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+  });
+
+  it('item 2: the format asked for holds for a usage error too (--format json, not only --json)', async () => {
+    const run = await command(['--format', 'json', '--wait-forever']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'input_error', exit_code: 2 });
+    const wrong = await command(['--format', 'xml']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toMatch(
+      /^input_error after \S+: --format must be text or json; got 'xml'/
+    );
+  });
+
+  it('item 1: --help in groups, with examples of the four common uses, short names and a link to docs/cli.md', async () => {
+    const { stdout: help } = await command(['--help']);
+    const headings = help.split('\n').filter((line) => /^[A-Z].*:$/.test(line));
+    expect(headings).toEqual([
+      'What to wait for (operation ids, else the branch, else the project until idle):',
+      'The request (sent first; then its operations are waited for):',
+      'Deadlines and verdict:',
+      'Output:',
+      'Database (checked after a successful wait):',
+      'The API:',
+      'About:',
+      'JSON fields (--format json):',
+      'Environment:',
+      'Exit codes:',
+      'Examples:'
+    ]);
+    for (const use of ['--operations -', '--request ', '--branch-id br-', '--database-url-env'])
+      expect(help.slice(help.indexOf('Examples:'))).toContain(use);
+    expect(help).toContain('docs/cli.md');
+    // Each flag's words stand apart from its name, and say what the command does.
+    expect(help).toMatch(/^ {2}NEON_OPERATIONS_WAIT_PROGRESS\n {28}instead of --progress$/m);
+    expect(help).not.toMatch(/since since|the step|\(--json fields\)/);
+    expect(help).toMatch(/^ {2}-t, --timeout DURATION /m);
+    expect(help.split('\n').filter((line) => line.length > 80)).toEqual([]);
+    // The short names work as the long ones do.
+    const short = await command(['-t', '5q', '-o', 'json']);
+    expect(JSON.parse(short.stdout)).toMatchObject({
+      status: 'input_error',
+      message: expect.stringContaining('--timeout must be a duration') as unknown
+    });
+  });
+
+  it('item 3: messages one step further: where the body stops being JSON, the API error piped in, where keys are made, how to give more time, no wait line with --no-wait', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const post = ['--request', 'POST /projects/{project_id}/branches'];
+    const body = await command([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      ...post,
+      '--body',
+      '{"a": hunter2}'
+    ]);
+    expect(body.stdout).toContain(
+      '--body must be JSON; it is not valid JSON, from line 1, column 7.'
+    );
+    expect(body.stdout + body.stderr).not.toContain('hunter2');
+    const piped = await command([...api(sim), '--operations', '-'], {
+      stdin: '{"code": "", "message": "project not found"}'
+    });
+    expect(piped.code).toBe(2);
+    expect(piped.stdout).toContain(
+      'holds an error the API answered, not operations: project not found'
+    );
+    const noKey = await command(['--project-id', PROJECT], { env: { NEON_API_KEY: '' } });
+    expect(noKey.stdout).toContain(
+      'Neon console: Account settings, or Organization settings, then API keys'
+    );
+    const look = await command([...api(sim), '--project-id', PROJECT, '--no-wait']);
+    expect(look.code).toBe(0);
+    expect(look.stderr).not.toContain('Waiting until');
+    // After a request, the wait has what is left of the deadline, and says so.
+    const sent = await command([...api(sim), '--project-id', PROJECT, ...post, '--body', '{}']);
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toMatch(/^Waiting for \d+ operation.*\(\S+ left\)\.$/m);
+    expect(sent.stderr).not.toMatch(/\(timeout /);
   });
 });

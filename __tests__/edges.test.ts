@@ -95,7 +95,8 @@ describe('429 without Retry-After near the deadline', () => {
     expect(result.failure).toBe(
       `Still waiting for operation ${op.id} (not seen yet): the 20s timeout left no time to retry ` +
         'the failed request at 19.7s. Last error: ' +
-        `HTTP 429: rate limit exceeded (request_id ${sim.requests.at(-1)?.requestId})`
+        `HTTP 429: rate limit exceeded (request_id ${sim.requests.at(-1)?.requestId}). ` +
+        "Give it more time with input 'timeout'."
     );
   });
 
@@ -108,7 +109,7 @@ describe('429 without Retry-After near the deadline', () => {
     });
     expect(sim.requests.at(-1)?.at).toBe(11_700);
     expect(result.failure).toBe(
-      `Still waiting for create_branch ${op.id} (last status running): the 12s timeout left no time for another check after the one at 11.7s.`
+      `Still waiting for create_branch ${op.id} (last status running): the 12s timeout left no time for another check after the one at 11.7s. Give it more time with input 'timeout'.`
     );
   });
 });

@@ -58,15 +58,16 @@ describe('the JUnit file, as a JUnit reader reads it', () => {
     expect(junit.cases).toEqual([
       {
         classname: `neon-operations-wait.${PROJECT}`,
-        name: 'start_compute br-wispy-meadow-118737',
+        name: 'start_compute',
         time: 2,
         outcome: 'failure',
         type: 'error',
         message: 'error (failures_count 3)',
-        body: `operation ${ops[0]?.id}: quota exceeded`
+        body: `operation ${ops[0]?.id}: quota exceeded`,
+        properties: { operation_id: ops[0]?.id, branch_id: 'br-wispy-meadow-118737' }
       },
       expect.objectContaining({
-        name: 'apply_config br-wispy-meadow-118737 ep-a',
+        name: 'apply_config',
         outcome: 'failure',
         body: `operation ${ops[1]?.id}: cancelled by the user`
       }),
@@ -81,7 +82,7 @@ describe('the JUnit file, as a JUnit reader reads it', () => {
         message: 'still scheduling when the wait ended (error)'
       }),
       expect.objectContaining({
-        name: 'create_timeline br-wispy-meadow-118737',
+        name: 'create_timeline',
         outcome: 'passed',
         time: 2
       })
@@ -170,9 +171,51 @@ describe('the JUnit file, as a JUnit reader reads it', () => {
     const junit = await readJunit(
       renderJunit(report([op(1, 'start_compute', 'finished'), op(2, 'start_compute', 'finished')]))
     );
-    expect(junit.cases.map((c) => c.name)).toEqual([
-      'start_compute br-wispy-meadow-118737',
-      'start_compute br-wispy-meadow-118737 #2'
-    ]);
+    expect(junit.cases.map((c) => c.name)).toEqual(['start_compute', 'start_compute #2']);
+  });
+
+  it('issue 37 item 5: names stay the same from run to run (a branch per pull request); the ids are properties', async () => {
+    const run = async (n: number, branch: string) => {
+      const ops = [
+        op(n, 'create_branch', 'finished', { branch_id: branch }),
+        op(n + 1, 'start_compute', 'finished', { branch_id: branch, endpoint_id: `ep-${branch}` })
+      ];
+      return (await readJunit(renderJunit(report(ops)))).cases;
+    };
+    const first = await run(1, 'br-quiet-sun-07272eb0');
+    const second = await run(5, 'br-misty-sun-1a2b3c4d');
+    expect(first.map((c) => c.name)).toEqual(['create_branch', 'start_compute']);
+    expect(second.map((c) => c.name)).toEqual(first.map((c) => c.name));
+    expect(second[1]?.properties).toEqual({
+      operation_id: '00000006-0000-4000-8000-000000000000',
+      branch_id: 'br-misty-sun-1a2b3c4d',
+      endpoint_id: 'ep-br-misty-sun-1a2b3c4d'
+    });
+  });
+
+  it('issue 36 class 7: a run that fails with every operation passed (unconfirmed, database_error without a URI) is never all green', async () => {
+    const done = [op(1, 'create_branch', 'finished')];
+    const unconfirmed = await readJunit(
+      renderJunit(
+        report([], { status: 'unconfirmed', failure: 'POST /projects/p/branches got no answer' })
+      )
+    );
+    expect(unconfirmed).toMatchObject({ errors: 1 });
+    expect(unconfirmed.cases.at(-1)).toMatchObject({
+      name: 'wait',
+      outcome: 'error',
+      type: 'unconfirmed'
+    });
+    const noUri = await readJunit(
+      renderJunit(
+        report(done, { status: 'database_error', failure: 'the answer holds no connection URI' })
+      )
+    );
+    expect(noUri).toMatchObject({ tests: 2, errors: 1 });
+    expect(noUri.cases.at(-1)).toMatchObject({
+      name: 'wait',
+      type: 'database_error',
+      body: 'the answer holds no connection URI'
+    });
   });
 });

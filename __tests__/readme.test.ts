@@ -3,7 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { withOptions, withTables } from '../scripts/readme-tables.js';
-import { FLAGS, HELP, resultText } from '../src/cli/main.js';
+import { FLAGS } from '../src/cli/args.js';
+import { HELP } from '../src/cli/help.js';
+import { resultText } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
 import { NEON_API_HOST } from '../src/neon/client.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
@@ -73,7 +75,9 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
 
   it('the command has a flag for each row of its own, in its help; docs/cli.md has them all (npm run docs)', () => {
     for (const row of FLAGS)
-      expect(HELP).toMatch(new RegExp(`^  --${row.flag ?? row.name.replace(/_/g, '-')} `, 'm'));
+      expect(HELP).toMatch(
+        new RegExp(`^  (-\\w, )?--${row.flag ?? row.name.replace(/_/g, '-')} `, 'm')
+      );
     const cliMd = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
     expect(squeeze(cliMd)).toBe(squeeze(withOptions(cliMd)));
   });
@@ -107,7 +111,7 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       }
     };
     const report = makeReport({ database, request });
-    const fields = Object.keys(JSON.parse(resultText(report, true)) as object);
+    const fields = Object.keys(JSON.parse(resultText(report, 'json')) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);
   });

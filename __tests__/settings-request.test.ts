@@ -83,7 +83,9 @@ describe('request and body', () => {
     const base = { project_id: PROJECT, request: 'POST /projects/{project_id}/branches' };
     const notJson = inputErrorOf({ ...base, body: '{"password": hunter2-secret}' });
     expect(notJson.input).toBe('body');
-    expect(notJson.message).toBe("Input 'body' must be JSON; it is not valid JSON.");
+    expect(notJson.message).toBe(
+      "Input 'body' must be JSON; it is not valid JSON, from line 1, column 14."
+    );
     const withGet = inputErrorOf({ ...base, request: 'GET /projects/{project_id}', body: '{}' });
     expect(withGet.message).toBe("Input 'body' must be empty with a GET input 'request'.");
     expect(inputErrorOf({ body: '{}' }).message).toBe(

@@ -5,7 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FLAGS, flagText, flagUsage } from '../src/cli/main.js';
+import { FLAGS } from '../src/cli/args.js';
+import { flagText, flagUsage } from '../src/cli/help.js';
 import { INPUTS } from '../src/inputs.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
 

@@ -30,7 +30,7 @@ export interface EngineSettings extends WaitSettings {
   sinceMs?: number;
 }
 
-export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark'> & {
+export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark' | 'onRequest'> & {
   log: WaitLog & { debug(message: string): void };
   signal: AbortSignal;
   /** How the front end names inputs in messages. */

@@ -25,57 +25,65 @@ interface InputRow {
   help?: string;
   flag?: string;
   short?: string;
+  /** The command's help lists its flags under these headings (`src/cli/help.ts` titles them). */
+  group?: FlagGroup;
   multiple?: boolean;
   secret?: boolean;
 }
+
+/** What a flag is about, for the help: each command row has one. */
+export type FlagGroup = 'target' | 'request' | 'deadline' | 'output' | 'database' | 'api' | 'about';
 
 const H = 3_600_000;
 
 // A table, one input a line, in the order of the docs and the help.
 /** `--progress`: how stderr shows the wait (`auto` picks one of the others). */
 export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
+/** `--format`: what stdout holds (`src/cli/result.ts` has a renderer for each). */
+export const FORMAT_CHOICES = ['text', 'json'] as const;
 
 // prettier-ignore
 const INPUT_ROWS = {
-  api_key: { type: 'text', description: 'Required. Neon API key, from a secret. Masked at once; never printed.', arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY' },
-  project_id: { type: 'text', default: '', description: 'Project id. Default: taken from `operations`, else the only project the key can see.', arg: 'ID', env: 'NEON_PROJECT_ID' },
-  org_id: { type: 'text', default: '', description: 'Organization id, to find the project with a personal key. Default none.', arg: 'ID' },
-  branch_id: { type: 'text', default: '', description: "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", arg: 'ID' },
-  endpoint_id: { type: 'text', default: '', description: 'Compute (endpoint) id. Without operation ids, wait until no operation of this compute is in progress. Default none.', arg: 'ID' },
-  operation_id: { type: 'text', default: '', description: 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)' },
-  operations: { type: 'text', default: '', description: 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin' },
-  request: { type: 'text', default: '', description: 'A Neon API request to send first, then wait for its operations: a method and a path under `api_host`, e.g. `POST /projects/{project_id}/branches`. Default none.', arg: 'REQUEST' },
-  body: { type: 'text', default: '', description: 'JSON body of `request` (not with GET). Default none.', arg: 'JSON', help: 'the JSON body of --request: JSON, @FILE, or - for stdin' },
-  create_branch: { type: 'text', default: '', description: 'Get or create a branch of this exact name, then wait until it is ready; a rerun reuses it. Default none.', arg: 'NAME' },
-  delete_branch: { type: 'text', default: '', description: 'Delete the branch of this exact name or id, then wait; one already gone passes. Default none.', arg: 'NAME_OR_ID' },
-  parent: { type: 'text', default: '', description: "With create_branch: the parent's name or id. Default: the default branch.", arg: 'NAME_OR_ID' },
-  expires_in: { type: 'duration', default: '', description: 'With create_branch: delete it this long after, 10m to 8760h, e.g. 7d. Default: never.', arg: 'DURATION', min: 600_000, max: 365 * 24 * H },
-  role_name: { type: 'text', default: '', description: 'With create_branch: the role of the URLs. Default: the database owner.', arg: 'NAME' },
-  database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs. Default: the branch's first.", arg: 'NAME' },
-  wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status' },
-  timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H }, // a hosted job's longest run
-  interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", arg: 'DURATION', min: 1000, max: H },
-  fail_fast: { type: 'bool', default: 'false', description: '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', help: 'end at a failed status, not wait for its retry' },
-  fail_on: { type: 'list', choices: FAIL_ON_CHOICES, default: DEFAULT_POLICY.failOn.join(','), description: `Final statuses that fail the step, separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}. Default \`${DEFAULT_POLICY.failOn.join(',')}\`.`, arg: 'STATUSES' },
-  api_host: { type: 'text', default: 'https://console.neon.tech/api/v2', description: 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', arg: 'URL', env: 'NEON_API_HOST' },
+  api_key: { type: 'text', description: 'Required. Neon API key, from a secret. Masked at once; never printed.', arg: 'KEY', env: 'NEON_API_KEY', secret: true, help: 'not recommended (ps shows it): set NEON_API_KEY', group: 'api' },
+  project_id: { type: 'text', default: '', description: 'Project id. Default: taken from `operations`, else the only project the key can see.', arg: 'ID', env: 'NEON_PROJECT_ID', group: 'target' },
+  org_id: { type: 'text', default: '', description: 'Organization id, to find the project with a personal key. Default none.', arg: 'ID', group: 'target' },
+  branch_id: { type: 'text', default: '', description: "Branch id. Without operation ids, wait until this branch is idle; also scopes the summary's recent operations. Default: the whole project.", arg: 'ID', group: 'target' },
+  endpoint_id: { type: 'text', default: '', description: 'Compute (endpoint) id. Without operation ids, wait until no operation of this compute is in progress. Default none.', arg: 'ID', group: 'target' },
+  operation_id: { type: 'text', default: '', description: 'Operation ids (UUIDs), separated by commas, spaces or newlines. Default none.', arg: 'ID', multiple: true, help: 'an operation to wait for (repeat it, or a, b, c)', group: 'target' },
+  operations: { type: 'text', default: '', description: 'JSON: the body of a response that started work (with an `operations` array), or that array. Default none.', arg: 'JSON', help: 'the API response that started the work (or its "operations" array): JSON, @FILE, or - for stdin', group: 'target' },
+  request: { type: 'text', default: '', description: 'A Neon API request to send first, then wait for its operations: a method and a path under `api_host`, e.g. `POST /projects/{project_id}/branches`. Default none.', arg: 'REQUEST', group: 'request' },
+  body: { type: 'text', default: '', description: 'JSON body of `request` (not with GET). Default none.', arg: 'JSON', help: 'the JSON body of --request: JSON, @FILE, or - for stdin', group: 'request' },
+  create_branch: { type: 'text', default: '', description: 'Get or create a branch of this exact name, then wait until it is ready; a rerun reuses it. Default none.', arg: 'NAME', group: 'request' },
+  delete_branch: { type: 'text', default: '', description: 'Delete the branch of this exact name or id, then wait; one already gone passes. Default none.', arg: 'NAME_OR_ID', group: 'request' },
+  parent: { type: 'text', default: '', description: "With create_branch: the parent's name or id. Default: the default branch.", arg: 'NAME_OR_ID', group: 'request' },
+  expires_in: { type: 'duration', default: '', description: 'With create_branch: delete it this long after, 10m to 8760h, e.g. 7d. Default: never.', arg: 'DURATION', min: 600_000, max: 365 * 24 * H, group: 'request' },
+  role_name: { type: 'text', default: '', description: 'With create_branch: the role of the URLs. Default: the database owner.', arg: 'NAME', group: 'request' },
+  database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs. Default: the branch's first.", arg: 'NAME', group: 'request' },
+  wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status', group: 'target' },
+  timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H, group: 'deadline', short: 't' }, // a hosted job's longest run
+  interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h; the first come sooner, and with the project's history they come where the end is likely. Default `5s`.", arg: 'DURATION', min: 1000, max: H, group: 'deadline', short: 'i' },
+  fail_fast: { type: 'bool', default: 'false', description: '`true` ends the wait on the first `failed` status, although Neon may still retry the operation. Default `false`.', help: 'end at a failed status, not wait for its retry', group: 'deadline' },
+  fail_on: { type: 'list', choices: FAIL_ON_CHOICES, default: DEFAULT_POLICY.failOn.join(','), description: `Final statuses that fail the step, separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}. Default \`${DEFAULT_POLICY.failOn.join(',')}\`.`, arg: 'STATUSES', help: `final statuses that fail the run (exit 1), separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}; default ${DEFAULT_POLICY.failOn.join(',')}`, group: 'deadline' },
+  api_host: { type: 'text', default: 'https://console.neon.tech/api/v2', description: 'API base URL; https (plain http only for 127.0.0.1, ::1 or localhost). Default `https://console.neon.tech/api/v2`.', arg: 'URL', env: 'NEON_API_HOST', group: 'api' },
   summary: { type: 'bool', default: 'true', description: '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', only: 'action' },
-  summary_limit: { type: 'count', default: '20', description: 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', arg: 'N', min: 0, max: 1000 },
-  since: { type: 'text', default: '', description: 'List operations created since an ISO 8601 time or date (e.g. 20261125) or a duration ago with its unit (2h, 7d). Default: the newest.', arg: 'TIME' },
+  summary_limit: { type: 'count', default: '20', description: 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', arg: 'N', min: 0, max: 1000, group: 'output' },
+  since: { type: 'text', default: '', description: 'List operations created since an ISO 8601 time or date (e.g. 20261125) or a duration ago with its unit (2h, 7d). Default: the newest.', arg: 'TIME', group: 'output' },
   comment_on_pr: { type: 'bool', default: 'false', description: '`true` posts the summary as one sticky comment on the pull request. Default `false`.', only: 'action' },
   comment_tag: { type: 'text', default: '', description: 'Keeps the comments of several uses apart (letters, digits, spaces, . _ : / @ + -). Default none.', only: 'action' },
   watch_job: { type: 'bool', default: 'false', description: '`true` also waits, in a post step at the end of the job, for every operation the job started, and fails the job when one did not succeed. Default `false`.', only: 'action' },
-  database_url: { type: 'text', default: '', description: "PostgreSQL URL, or `response` (the request's answer's). After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).", arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)' },
+  database_url: { type: 'text', default: '', description: "PostgreSQL URL, or `response` (the request's answer's). After a successful wait, run SELECT 1 until it answers or the timeout passes. Masked at once. Default none (no check).", arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)', group: 'database' },
   github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", only: 'action' },
-  database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH' },
-  database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME' },
-  json: { type: 'bool', default: 'false', description: 'print one JSON object (the fields below) instead of the verdict line', only: 'command' },
-  dotenv: { type: 'text', default: '', description: 'write the branch\'s DATABASE_URL, DATABASE_URL_POOLED, PGHOST, PGHOST_POOLED, PGDATABASE and PGUSER as KEY=value lines (mode 0600; for a GitLab dotenv report or $BASH_ENV)', only: 'command', arg: 'FILE' },
-  summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH' },
-  junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH' },
-  progress: { type: 'choice', choices: PROGRESS_CHOICES, default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS' },
-  quiet: { type: 'bool', default: 'false', description: 'only errors on stderr (--progress none)', only: 'command' },
-  help: { type: 'bool', default: 'false', description: 'this help', only: 'command', short: 'h' },
-  version: { type: 'bool', default: 'false', description: 'the version', only: 'command', short: 'v' }
+  database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH', group: 'database' },
+  database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME', group: 'database' },
+  format: { type: 'choice', choices: FORMAT_CHOICES, default: 'text', description: 'on stdout: text (the verdict line) or json (one object, the fields below)', only: 'command', arg: 'FORMAT', group: 'output', short: 'o' },
+  json: { type: 'bool', default: 'false', description: 'short for --format json', only: 'command', group: 'output' },
+  dotenv: { type: 'text', default: '', description: 'write the branch\'s DATABASE_URL, DATABASE_URL_POOLED, PGHOST, PGHOST_POOLED, PGDATABASE and PGUSER as KEY=value lines (mode 0600; for a GitLab dotenv report or $BASH_ENV)', only: 'command', arg: 'FILE', group: 'output' },
+  summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH', group: 'output' },
+  junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH', group: 'output' },
+  progress: { type: 'choice', choices: PROGRESS_CHOICES, default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS', group: 'output' },
+  quiet: { type: 'bool', default: 'false', description: 'only errors on stderr (--progress none)', only: 'command', group: 'output' },
+  help: { type: 'bool', default: 'false', description: 'this help', only: 'command', short: 'h', group: 'about' },
+  version: { type: 'bool', default: 'false', description: 'the version', only: 'command', short: 'v', group: 'about' }
 } satisfies Record<string, InputRow>;
 
 /** An input's name, as action.yml spells it: the compiler checks every name the code reads. */

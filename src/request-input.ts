@@ -3,6 +3,7 @@ import type { RequestKind } from './neon/request.js';
 import type { InputReader } from './settings.js';
 import { type Field, invalid, readDuration } from './settings/fields.js';
 import type { InputName } from './inputs.js';
+import { jsonErrorPlace } from './util/json-error.js';
 import { oneLine } from './util/text.js';
 
 // The request grammar: the `request` input (a method, a path under the API base with placeholders,
@@ -158,11 +159,8 @@ function requestInput(
   if (!body.value) return { kind: 'request', method, path };
   if (method === 'GET')
     throw invalid(body, (named) => `must be empty with a GET ${named('request')}.`);
-  try {
-    JSON.parse(body.value);
-  } catch {
-    // The parser's message quotes the text: the body is never echoed.
-    throw invalid(body, 'must be JSON; it is not valid JSON.');
-  }
+  const place = jsonErrorPlace(body.value);
+  // Where, not the parser's message: that quotes the text, and the body is never echoed.
+  if (place) throw invalid(body, `must be JSON; it is not valid JSON, from ${place}.`);
   return { kind: 'request', method, path, body: body.value };
 }

@@ -192,10 +192,11 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     // The operation still running when the other failed: skipped, with nothing of the other's text.
     expect(cutShort).toEqual({
       classname: `neon-operations-wait.${PROJECT}`,
-      name: 'create_branch br-a-1',
+      name: 'create_branch',
       time: expect.any(Number),
       outcome: 'skipped',
-      message: 'still running when the wait ended (error)'
+      message: 'still running when the wait ended (error)',
+      properties: { operation_id: open.id, branch_id: 'br-a-1' }
     });
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
     expect(testcase?.body).toBe(`operation ${op.id}: quota exceeded <&> "x"\uFFFD`);
@@ -274,8 +275,8 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
 
     const stdin = await cli([...api(sim), '--operations', '-', '--timeout', '2s'], { stdin: null });
     expect(stdin.code).toBe(2);
-    expect(stdin.stderr).toContain(
-      'error: --operations: stdin could not be read: nothing came before the --timeout'
+    expect(stdin.stdout).toContain(
+      ': --operations: stdin could not be read: nothing came before the --timeout'
     );
     // A --timeout too long for a timer is refused as such, not read as a deadline already past.
     const op = {
@@ -287,7 +288,7 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     const long = await cli(['--operations', '-', '--timeout', '1000000h'], {
       stdin: JSON.stringify([op])
     });
-    expect(long.stderr).toMatch(/^error: --timeout must be a duration from 1s to 6h/m);
+    expect(long.stdout).toMatch(/: --timeout must be a duration from 1s to 6h/);
     expect(sim.requests).toHaveLength(0);
   });
 
@@ -552,5 +553,29 @@ describe('the command on streams it cannot write (issue 30, class 6)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('error: could not write the result to stdout.');
     expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('reports to our own streams (issue 36, class 8)', () => {
+  it('--junit /dev/stdout under a Node parent (stdout a socket): written there, no wait for a reader', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    // cli() spawns as execa and zx do: stdio 'pipe', which Node makes a socket pair.
+    const run = await cli([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--operation-id',
+      op.id,
+      '--junit',
+      '/dev/stdout'
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('Waiting for a reader');
+    const [xmlText, verdict] = run.stdout.split('</testsuites>\n');
+    expect((await readJunit(`${xmlText}</testsuites>\n`)).cases).toEqual([
+      expect.objectContaining({ name: 'create_branch', outcome: 'passed' })
+    ]);
+    expect(verdict).toMatch(/^finished after \S+\n$/);
   });
 });

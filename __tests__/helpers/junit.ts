@@ -1,4 +1,4 @@
-import { parse, type TestCase } from 'junit2json';
+import { parse, type Property, type TestCase } from 'junit2json';
 
 /** One test case as a JUnit reader (junit2json, on xml2js) sees it: outcome, message and body. */
 export interface ReadCase {
@@ -9,6 +9,8 @@ export interface ReadCase {
   type?: string;
   message?: string;
   body?: string;
+  /** `<properties>`, by name. */
+  properties?: Record<string, string | undefined>;
 }
 
 /** The JUnit file as a real JUnit reader parses it. */
@@ -17,7 +19,8 @@ export async function readJunit(xml: string) {
     tests?: number;
     failures?: number;
     errors?: number;
-    testsuite?: Array<{ name?: string; testcase?: TestCase[] }>;
+    // A case's `<properties>` are parsed as a suite's are, though the type leaves them out.
+    testsuite?: Array<{ name?: string; testcase?: Array<TestCase & { properties?: Property[] }> }>;
   };
   const suite = root.testsuite?.[0];
   const cases: ReadCase[] = (suite?.testcase ?? []).map((c) => {
@@ -32,7 +35,10 @@ export async function readJunit(xml: string) {
       outcome: kind,
       ...(d?.type !== undefined && { type: d.type }),
       ...(d?.message !== undefined && { message: d.message }),
-      ...(d?.inner !== undefined && { body: d.inner })
+      ...(d?.inner !== undefined && { body: d.inner }),
+      ...(c.properties && {
+        properties: Object.fromEntries(c.properties.map((p) => [p.name, String(p.value)]))
+      })
     };
   });
   return {

@@ -1,7 +1,7 @@
 // The files the command reads and writes, never blocking the process: a stdin that never closes, a
 // FIFO without a writer or a reader, ends at the deadline or a signal.
 import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync } from 'node:fs';
-import { openSync, statSync, writeFileSync } from 'node:fs';
+import { openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
@@ -77,6 +77,8 @@ export async function writeReport(
   text: string,
   { stop, note, append }: { stop: AbortSignal; note: () => void; append: boolean }
 ) {
+  const own = ownSocket(path);
+  if (own !== undefined) return writeAll(own, text, stop);
   const mode = append ? constants.O_APPEND : constants.O_TRUNC;
   const flags = constants.O_WRONLY | constants.O_CREAT | mode | constants.O_NONBLOCK;
   let fd: number | undefined;
@@ -97,4 +99,30 @@ export async function writeReport(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Our own stdout or stderr, when `path` names it (`/dev/stdout`, `/proc/self/fd/2`) and it is a
+ * socket: a Node parent's `stdio: 'pipe'` is a socket pair, and a socket cannot be opened by its
+ * path (ENXIO, which a FIFO answers while it has no reader): it is written through our descriptor.
+ */
+function ownSocket(path: string): number | undefined {
+  const target = statSync(path, { throwIfNoEntry: false });
+  if (!target?.isSocket()) return undefined;
+  return [1, 2].find((fd) => {
+    const held = fstatSync(fd, { throwIfNoEntry: false });
+    return held?.dev === target.dev && held.ino === target.ino;
+  });
+}
+
+/** All of `text` to a descriptor we hold, waiting while it is full (EAGAIN), until `stop`. */
+async function writeAll(fd: number, text: string, stop: AbortSignal): Promise<void> {
+  let rest = Buffer.from(text);
+  while (rest.length > 0)
+    try {
+      rest = rest.subarray(writeSync(fd, rest));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      await sleep(10, undefined, { signal: stop });
+    }
 }

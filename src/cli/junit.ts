@@ -5,33 +5,45 @@ import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import { shownAs, WAIT_STATUS } from '../wait/status.js';
+import { exitCode } from './result.js';
 
 /** What JUnit says of a case: passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
 type CaseVerdict =
   [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
 
+interface Case {
+  name: string;
+  ms: number;
+  verdict: CaseVerdict;
+  /** Ids of this run (`operation_id`, `branch_id`): kept out of the name, which stays stable. */
+  properties?: Record<string, string | undefined>;
+  /** What was done, for the case's output (`system-out`). */
+  out?: string;
+}
+
 /**
  * The report as JUnit XML (GitLab, Jenkins, CircleCI): a case per awaited operation, one for the
- * database, one `error` when the run failed. Names stay the same from run to run; `classname`
- * carries the project. Written by hand: a few fixed elements need only escaping (`xml`).
+ * database, one `error` when the run failed otherwise. Names stay the same from run to run (the
+ * action and its rank); the ids are properties, `classname` carries the project. Written by hand: a few fixed elements need only escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
   const { status, failure, lastError, database: db } = report;
-  const cases: Array<{ name: string; ms: number; verdict: CaseVerdict; out?: string }> =
-    report.operations.map((op) => ({
-      name: caseName(op),
-      ms: wallTime(op, report),
-      verdict: testCaseOf(report, op)
-    }));
-  // create_branch, delete_branch: a case named by the branch (the same on a rerun), what was done in its output.
+  const cases: Case[] = report.operations.map((op) => ({
+    name: caseName(op),
+    ms: wallTime(op, report),
+    verdict: testCaseOf(report, op),
+    properties: { operation_id: op.id, branch_id: op.branch_id, endpoint_id: op.endpoint_id }
+  }));
+  // create_branch, delete_branch: one case named `branch` (the same in every pull request), its
+  // name and id as properties, what was done in its output.
   const branch = report.request?.branch;
   if (branch) {
-    const done = branchDone(branch);
     cases.unshift({
-      name: `branch ${branch.name}`,
+      name: 'branch',
       ms: branch.readyMs ?? 0,
       verdict: [],
-      out: done
+      properties: { branch_name: branch.name, branch_id: branch.id },
+      out: branchDone(branch)
     });
   }
   if (db) {
@@ -41,10 +53,16 @@ export function renderJunit(report: Report): string {
       : db.notTried
         ? ['skipped', `not tried: ${db.notTried}`]
         : ['failure', 'database not ready', why, db.problem];
-    cases.push({ name: `database ${db.target}`, ms: db.answeredAfterMs ?? 0, verdict });
+    const properties = { target: db.target };
+    cases.push({ name: 'database', ms: db.answeredAfterMs ?? 0, verdict, properties });
   }
   const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
-  if (ended.includes(status) || (report.timedOut && lastError)) {
+  // A run that fails never writes an all-green file (`unconfirmed`, a `database_error` with no
+  // database to try): the wait itself is then the case that says why.
+  const unsaid =
+    exitCode(report) !== 0 &&
+    !cases.some(({ verdict: [kind] }) => kind === 'failure' || kind === 'error');
+  if (ended.includes(status) || (report.timedOut && lastError) || unsaid) {
     const verdict: CaseVerdict = ['error', status.replace('_', ' '), status, failure ?? lastError];
     cases.push({ name: 'wait', ms: 0, verdict });
   }
@@ -62,16 +80,21 @@ export function renderJunit(report: Report): string {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
     `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(({ name, ms, verdict: [kind, message = '', type, detail], out }) => {
-      const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}"`;
-      if (!kind && out)
-        return `${head}>\n      <system-out>${xml(out, 1000)}</system-out>\n    </testcase>`;
-      if (!kind) return `${head}/>`;
-      // The detail may be the API's text: cut.
-      const body = detail ? `>${xml(detail, 4000)}</${kind}>` : '/>';
-      const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
-      return `${head}>\n      <${kind}${attrs}${body}\n    </testcase>`;
-    }),
+    ...cases.map(
+      ({ name, ms, verdict: [kind, message = '', type, detail], properties = {}, out }) => {
+        const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}">`;
+        const inner = propertiesXml(properties);
+        if (kind) {
+          // The detail may be the API's text: cut.
+          const body = detail ? `>${xml(detail, 4000)}</${kind}>` : '/>';
+          const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
+          inner.push(`      <${kind}${attrs}${body}`);
+        }
+        if (out) inner.push(`      <system-out>${xml(out, 1000)}</system-out>`);
+        if (!inner.length) return `${head.slice(0, -1)}/>`;
+        return [head, ...inner, '    </testcase>'].join('\n');
+      }
+    ),
     '  </testsuite>\n</testsuites>\n'
   ].join('\n');
 }
@@ -86,12 +109,25 @@ function branchDone(branch: BranchOutcome): string {
 }
 
 /**
- * `create_branch br-… ep-…`, or by its id when the API described nothing (never ""), cut short
+ * `create_branch`: what stays the same from run to run (a branch per pull request changes every
+ * id), ranked in the run's order when two share it; the ids are the case's properties. Cut short
  * enough that a rank (` #2`) still fits in `xml`'s 200 characters.
  */
 function caseName(op: AwaitedOperation): string {
-  const described = [op.action, op.branch_id, op.endpoint_id].filter(Boolean).join(' ');
-  return truncate(described || `operation ${op.id}`, 180);
+  return truncate(op.action || 'operation', 180);
+}
+
+/** `<properties>` of a case: the ids that name it in this run only (none given, none written). */
+function propertiesXml(properties: Record<string, string | undefined>): string[] {
+  const given = Object.entries(properties).filter(([, value]) => value);
+  if (!given.length) return [];
+  return [
+    '      <properties>',
+    ...given.map(
+      ([name, value = '']) => `        <property name="${name}" value="${xml(value)}"/>`
+    ),
+    '      </properties>'
+  ];
 }
 
 function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {

@@ -1,4 +1,5 @@
 import type { AwaitedOperation } from '../neon/operation.js';
+import type { RequestOutcome } from '../neon/request.js';
 import { PROGRESS_CHOICES } from '../inputs.js';
 import { readChoices } from '../settings/fields.js';
 import { formatDuration } from '../util/duration.js';
@@ -66,6 +67,15 @@ export class Terminal {
     this.draw();
   };
 
+  /** While the request is sent (`EngineDeps.onRequest`): a lock and what holds it, else the request. */
+  onRequest = ({ method, path, holders }: RequestOutcome): void => {
+    const held = holders.map((name) => safe(name).slice(0, 80)).join(', ');
+    this.counts = held
+      ? `project locked by ${held}`
+      : `sending ${method} ${safe(path).slice(0, 80)}`;
+    this.draw();
+  };
+
   /** Shows the progress until `stop`, in this style, counting the time left to `deadline` (epoch ms). */
   start(style: ProgressStyle, deadline: number): void {
     this.style = style;
@@ -104,7 +114,14 @@ export class Terminal {
     let next = this.nextCheckAt === undefined ? 'first check' : 'checking';
     if (left > 0) next = `next check in ${seconds(left, Math.ceil)}`;
     const remaining = `${seconds(this.deadline - now, Math.ceil)} left`;
-    return [seconds(now - this.startedAt), this.counts, next, remaining].join(' · ');
+    // While a request is sent, no check is due yet: its own state stands in their place.
+    const checking = this.nextCheckAt !== undefined || this.counts === 'starting';
+    return [
+      seconds(now - this.startedAt),
+      this.counts,
+      ...(checking ? [next] : []),
+      remaining
+    ].join(' · ');
   }
 
   private draw(): void {

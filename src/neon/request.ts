@@ -189,6 +189,7 @@ export async function sendRequest(
       const held = await lock.holders(deadline);
       const holders = held.map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
+      deps.onProgress?.(outcome); // the progress line names the holders while the lock lasts
       const since = formatDuration(clock.now() - lockedSince);
       if (holders.length > 0) {
         deps.log(

@@ -1,6 +1,7 @@
 /** The operations to wait for, as given: `operation_id`'s ids and `operations`' JSON. */
 import { isOperation, normalizeOperation, RESOURCE_ID, UUID } from '../neon/operation.js';
 import type { InputError, Naming } from '../util/errors.js';
+import { jsonErrorPlace } from '../util/json-error.js';
 import { oneLine } from '../util/text.js';
 import { type Field, invalid } from './fields.js';
 
@@ -26,10 +27,17 @@ export function operationsInput(field: Field, projectId?: string) {
   let list: unknown;
   try {
     list = JSON.parse(field.value);
-  } catch (error) {
-    throw wrong(`it is not valid JSON (${(error as Error).message})`);
+  } catch {
+    throw wrong(`it is not valid JSON, from ${jsonErrorPlace(field.value)}`);
   }
-  if (!Array.isArray(list)) list = (list as { operations?: unknown } | null)?.operations;
+  const answer = list as { operations?: unknown; message?: unknown } | null;
+  if (!Array.isArray(list)) list = answer?.operations;
+  // An error the API answered, piped in (`curl -s … |`): its own words say what went wrong.
+  if (!Array.isArray(list) && typeof answer?.message === 'string')
+    throw invalid(
+      field,
+      `holds an error the API answered, not operations: ${oneLine(answer.message, 300)}`
+    );
   if (!Array.isArray(list)) throw wrong('it has no "operations" array');
   if (!list.length) throw wrong('its "operations" array is empty, so there is nothing to wait for');
   const operations = list.map((item: unknown, index) => {

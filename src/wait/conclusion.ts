@@ -86,7 +86,7 @@ function withHint(error: ApiError, named: Naming): string {
  * `Retry-After` beyond it).
  */
 export function deadlineEnding(
-  { settings, startedAt }: EndingContext,
+  { settings, startedAt, named = actionNaming }: EndingContext,
   { fault, lastCheckAt }: Pick<LoopEnding, 'fault' | 'lastCheckAt'>,
   open: AwaitedOperation[] = [],
   scope?: string
@@ -97,6 +97,7 @@ export function deadlineEnding(
       : `operation ${op.id} (not seen yet)`
   );
   const what = stillOpen.join('; ') || scope;
+  const more = ` Give it more time with ${named('timeout')}.`;
   const limit = formatDuration(settings.timeoutMs);
   const lastAt = fault?.lastTryAt ?? lastCheckAt;
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
@@ -108,13 +109,14 @@ export function deadlineEnding(
       `The API asked to wait ${asked} before the next request (Retry-After), more than the time ` +
       `left before the ${limit} timeout, so the wait stopped${at}` +
       (lastError ? ` (last answer: ${lastError}).` : '.') +
-      (what ? ` Still open: ${what}.` : '');
+      (what ? ` Still open: ${what}.` : '') +
+      more;
     return { ...ending, failure };
   }
   // Not "timed out after 4s": the wait stops as soon as no request fits before the deadline (3.7s).
   const after = lastError
     ? `to retry the failed request${at}. Last error: ${lastError}`
     : `for another check${at && ` after the one${at}`}.`;
-  const failure = `${what ? `Still waiting for ${what}: the` : 'The'} ${limit} timeout left no time ${after}`;
+  const failure = `${what ? `Still waiting for ${what}: the` : 'The'} ${limit} timeout left no time ${after}${lastError ? '.' : ''}${more}`;
   return { ...ending, failure };
 }

@@ -60,6 +60,8 @@ export interface WaitDeps {
   onJobMark?: (mark: JobMark) => void;
   /** After each check: the awaited operations and when the next check is due (the command's live line). */
   onCheck?: (operations: AwaitedOperation[], nextCheckAt: number) => void;
+  /** While the `request` is sent: what it met so far (the operations holding a lock). */
+  onRequest?: (seen: RequestOutcome) => void;
   /** How the front end names inputs in messages (the action's words by default). */
   named?: Naming;
 }
@@ -94,7 +96,10 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     const log = (line: string) => deps.log.info(line);
     const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
     const { client, random, signal } = deps;
-    const onProgress = (seen: RequestOutcome) => (outcome = seen);
+    const onProgress = (seen: RequestOutcome) => {
+      outcome = seen;
+      deps.onRequest?.(seen);
+    };
     // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
     const awaits = settings.wait;
     const durations = typicalDurations;
@@ -189,7 +194,10 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
       }
     }
     const mode = modeFor(client, resolved, settings, tracker);
-    log.info(`${mode.goal} (timeout ${formatDuration(settings.timeoutMs)}).`);
+    // After a request, the deadline is the request's: what the wait has is what is left of it.
+    const limit = formatDuration(settings.timeoutMs);
+    if (settings.wait)
+      log.info(`${mode.goal} (${settings.request ? `${limit} left` : `timeout ${limit}`}).`);
 
     const pace = new Pace();
     let checkedAt = startedAt;
