@@ -83,16 +83,17 @@ describe('create_branch: get or create by exact name', () => {
     expect(second.result.request?.branch?.connection?.url).toMatch(/^postgres/);
     expect(second.log.some((l) => /already exists .*reusing it/.test(l))).toBe(true);
     expect(named('preview/pr-1')).toHaveLength(1);
-    // The reports say which: one JUnit case named by the branch on both runs, the summary's line.
+    // The reports say which: one JUnit case named `branch` on both runs (and in every pull request),
+    // its name a property; the summary's line.
     const reports = [first, second].map(({ result }) =>
       buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 })
     );
     const [created, reused] = reports.map(renderJunit);
     expect(created).toMatch(
-      /name="branch preview\/pr-1"[^>]*>\s*<system-out>br-[^:]+: created from main</
+      /name="branch"[^>]*>\s*<properties>\s*<property name="branch_name" value="preview\/pr-1"\/>[^]*?<system-out>br-[^:]+: created from main</
     );
     expect(reused).toMatch(
-      /name="branch preview\/pr-1"[^>]*>\s*<system-out>br-[^:]+: reused from main</
+      /name="branch"[^>]*>\s*<properties>\s*<property name="branch_name" value="preview\/pr-1"\/>[^]*?<system-out>br-[^:]+: reused from main</
     );
     expect(renderSummary(reports[1]!)).toMatch(
       /Reused branch <code>preview\/pr-1<\/code> .* from <code>main<\/code> · ready in /

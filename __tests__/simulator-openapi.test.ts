@@ -1144,7 +1144,7 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, dele
   const expectAnswer = (reply: Reply<unknown>, path: string, method: string, status: number) => {
     expect(reply.status).toBe(status);
     expectApiHeaders(reply);
-    expect(problems(responseValidator(path, method, status), reply.body)).toEqual([]);
+    expect(problems(responseValidator(path, method, status, newer), reply.body)).toEqual([]);
   };
   const expectError = (reply: Reply<unknown>, status: number, message: string | RegExp) => {
     expect(reply.status).toBe(status);
