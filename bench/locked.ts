@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
 import { createTransport } from '../src/neon/http.js';
-import { waitFor } from '../src/wait/wait.js';
+import type { RequestKind } from '../src/neon/request.js';
+import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
 import {
@@ -137,47 +138,50 @@ export function actionRequestPeer(timeoutMs: number): RequestPeer {
   return {
     name: `this action (request, ${timeoutMs / 60_000} min)`,
     async send(ctx) {
-      const client = new NeonClient({
-        baseUrl: ctx.url,
-        apiKey: ctx.apiKey,
-        clock: ctx.time.clock,
-        random: ctx.random,
-        transport: ctx.time.transport(createTransport())
-      });
-      try {
-        const result = await waitFor(
-          {
-            projectId: ctx.projectId,
-            operationIds: [],
-            givenOperations: [],
-            wait: true,
-            timeoutMs,
-            intervalMs: 5000,
-            policy: DEFAULT_POLICY,
-            request: {
-              kind: 'request',
-              method: 'POST',
-              path: branches(ctx),
-              body: JSON.stringify(ctx.body)
-            }
-          },
-          {
-            client,
-            clock: ctx.time.clock,
-            random: ctx.random,
-            log: { info: () => undefined, warning: () => undefined }
-          }
-        );
-        const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
-        if (result.failure) return { ending, detail: `${result.status}: ${result.failure}` };
-        const holders = result.request?.holders ?? [];
-        const held = holders.length ? `; held by ${holders.join(', ')}` : '';
-        return { ending, detail: `${result.request?.attempts ?? 0} attempt(s)${held}` };
-      } finally {
-        await client.close();
-      }
+      const body = JSON.stringify(ctx.body);
+      const request = { kind: 'request', method: 'POST', path: branches(ctx), body } as const;
+      const result = await runActionStep(ctx, request, timeoutMs);
+      const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
+      if (result.failure) return { ending, detail: `${result.status}: ${result.failure}` };
+      const holders = result.request?.holders ?? [];
+      const held = holders.length ? `; held by ${holders.join(', ')}` : '';
+      return { ending, detail: `${result.request?.attempts ?? 0} attempt(s)${held}` };
     }
   };
+}
+
+/** What this action's step needs of a bench scenario: the API, its key, its clock and randomness. */
+export type StepContext = Pick<RequestContext, 'projectId' | 'url' | 'apiKey' | 'time' | 'random'>;
+
+/** This action's step with `request` (`interval` 5 s), as `waitFor` runs it, on the scenario's clock. */
+export async function runActionStep(
+  ctx: StepContext,
+  request: RequestKind,
+  timeoutMs: number
+): Promise<WaitResult> {
+  const client = new NeonClient({
+    baseUrl: ctx.url,
+    apiKey: ctx.apiKey,
+    clock: ctx.time.clock,
+    random: ctx.random,
+    transport: ctx.time.transport(createTransport())
+  });
+  try {
+    const settings = {
+      projectId: ctx.projectId,
+      operationIds: [],
+      givenOperations: [],
+      wait: true,
+      timeoutMs,
+      intervalMs: 5000,
+      policy: DEFAULT_POLICY,
+      request
+    };
+    const log = { info: () => undefined, warning: () => undefined };
+    return await waitFor(settings, { client, clock: ctx.time.clock, random: ctx.random, log });
+  } finally {
+    await client.close();
+  }
 }
 
 /** Every tool, this action with the given timeout (the others have their own). */

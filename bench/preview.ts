@@ -2,12 +2,8 @@ import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenari
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
-import { NeonClient } from '../src/neon/client.js';
-import { createTransport } from '../src/neon/http.js';
 import type { RequestKind } from '../src/neon/request.js';
-import { DEFAULT_POLICY } from '../src/wait/status.js';
-import { waitFor } from '../src/wait/wait.js';
-import { send } from './locked.js';
+import { runActionStep, send } from './locked.js';
 import {
   EPOCH,
   type Ending,
@@ -51,42 +47,14 @@ export interface PreviewRun {
  * as the step runs them (default timeout 10 min and `interval` 5 s), one function for both.
  */
 async function ourStep(ctx: PreviewContext, request: RequestKind): Promise<PreviewEnding> {
-  const client = new NeonClient({
-    baseUrl: ctx.url,
-    apiKey: ctx.apiKey,
-    clock: ctx.time.clock,
-    random: ctx.random,
-    transport: ctx.time.transport(createTransport())
-  });
-  try {
-    const result = await waitFor(
-      {
-        projectId: ctx.projectId,
-        operationIds: [],
-        givenOperations: [],
-        wait: true,
-        timeoutMs: 600_000,
-        intervalMs: 5000,
-        policy: DEFAULT_POLICY,
-        request
-      },
-      {
-        client,
-        clock: ctx.time.clock,
-        random: ctx.random,
-        log: { info: () => undefined, warning: () => undefined }
-      }
-    );
-    const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
-    const branch = result.request?.branch;
-    return {
-      ending,
-      ...(branch ? { branchId: branch.id, created: branch.created } : {}),
-      detail: result.failure ?? `${result.request?.attempts ?? 0} attempt(s), waited`
-    };
-  } finally {
-    await client.close();
-  }
+  const result = await runActionStep(ctx, request, 600_000);
+  const ending: Ending = result.timedOut ? 'timeout' : result.failure ? 'error' : 'success';
+  const branch = result.request?.branch;
+  return {
+    ending,
+    ...(branch ? { branchId: branch.id, created: branch.created } : {}),
+    detail: result.failure ?? `${result.request?.attempts ?? 0} attempt(s), waited`
+  };
 }
 
 export const OUR_SIDE: PreviewPeer = {
