@@ -1,7 +1,7 @@
 import type { EngineSettings } from './engine.js';
 import type { InputName } from './inputs.js';
 import { RESOURCE_ID } from './neon/operation.js';
-import { requestKind } from './request-input.js';
+import { requestKind } from './settings/request.js';
 import { registerSecret } from './util/redact.js';
 import { parseDatabaseUrl, secretsOf } from './database/url.js';
 import { apiHostInput, apiKeyProblem } from './settings/api.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readSettings } from '../src/settings.js';
 import { InputError } from '../src/util/errors.js';
 
-// The request grammar (src/request-input.ts): `request`'s path as the URL parser resolves it, and
+// The request grammar (src/settings/request.ts): `request`'s path as the URL parser resolves it, and
 // the preview-branch inputs read into one typed request, refused before anything is sent.
 
 const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';

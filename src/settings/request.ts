@@ -1,10 +1,10 @@
-import { REQUEST_METHODS } from './neon/http.js';
-import type { RequestKind } from './neon/request.js';
-import type { InputReader } from './settings.js';
-import { type Field, invalid, readDuration } from './settings/fields.js';
-import type { InputName } from './inputs.js';
-import { jsonErrorPlace } from './util/json-error.js';
-import { oneLine } from './util/text.js';
+import { REQUEST_METHODS } from '../neon/http.js';
+import type { RequestKind } from '../neon/request.js';
+import type { InputReader } from '../settings.js';
+import { type Field, invalid, readDuration } from './fields.js';
+import type { InputName } from '../inputs.js';
+import { jsonErrorPlace } from '../util/json-error.js';
+import { oneLine } from '../util/text.js';
 
 // The request grammar: the `request` input (a method, a path under the API base with placeholders,
 // a JSON body) and the preview-branch inputs (`create_branch`, `delete_branch` and theirs), read into
