@@ -83,31 +83,21 @@ const DEEP_PAGES = 3;
 /**
  * Ms until the holders are expected to have ended, by their kinds' typical durations here;
  * undefined when one has no history, or all have run past theirs (then the lock's pace decides).
- * A project runs one operation at a time: those still `scheduling` (the rest of a mutation's
- * chain, e.g. a creation's `timeline_update_protected_config` and `epc_sync`, listed with the
- * creation's created_at) begin when those before them end, so their times add up. Read as
- * starting at their created_at, a chain's end was taken for its first operation's, and every
- * waiting job looked while the lock still held (issue 36 class 6 with the 2026 creation chain).
  */
 export function expectedEndIn(
   holders: Operation[],
   typical: ReadonlyMap<string, number>,
   serviceNow: number
 ): number | undefined {
-  const queued: Array<[number, number]> = [];
-  let end = -Infinity;
+  let last = 0;
   for (const op of holders) {
     const ms = typical.get(op.action);
     // Whole-second timestamps: on average it began half a second after its created_at.
     const begun = Date.parse(op.created_at) + (/\.\d/.test(op.created_at) ? 0 : 500);
     if (ms === undefined || !Number.isFinite(begun)) return undefined;
-    if (op.status === 'scheduling') queued.push([begun, ms]);
-    else end = Math.max(end, begun + ms);
+    last = Math.max(last, begun + ms - serviceNow);
   }
-  // One that runs past its time is taken to end now when others queue behind it.
-  if (queued.length > 0) end = Math.max(end, serviceNow);
-  for (const [begun, ms] of queued.sort((a, b) => a[0] - b[0])) end = Math.max(end, begun) + ms;
-  return end > serviceNow ? end - serviceNow : undefined;
+  return last > 0 ? last : undefined;
 }
 
 /** `apply_config 1f2e… on br-x since 12:00:01`: who holds the project. */
