@@ -108,7 +108,23 @@ describe("MinuteShare: a job's share of the account's minute", () => {
     // has left the minute, half a gap later by the phase drawn.
     expect(share.waitMs(10_000)).toBe(60_000 + 3750 - 10_000);
     share.answer(64_000);
-    // Then a gap of the share (0.5 to 1.5 of it by the phase), grown to 9 a minute by the answer.
-    expect(share.waitMs(64_000)).toBeCloseTo(60_000 / 9);
+    // Then a gap of the share (0.5 to 1.5 of it by the phase), grown by an eighth (8⅛ a minute):
+    // one more a minute for each minute of answers at 8 a minute.
+    expect(share.waitMs(64_000)).toBeCloseTo(60_000 / (8 + 1 / 8));
+  });
+
+  it('grows by about one a minute per minute, not one per answer (issue 36 class 6)', () => {
+    // Thirty jobs each growing by one per answer were back over the account's limit within a
+    // minute of the cut; by one a minute per minute, together they grow by thirty a minute.
+    const share = new MinuteShare(() => 0.5);
+    for (let at = 0; at < 10_000; at += 1000) share.answer(at);
+    share.throttled(10_000);
+    let at = 64_000;
+    for (; at < 124_000; at += share.waitMs(at)) share.answer(at);
+    share.answer(at);
+    // A minute of answers later: about 9 a minute (a gap of 6.7 s), where one per answer made it ~16.
+    const perMinute = 60_000 / share.waitMs(at);
+    expect(perMinute).toBeGreaterThan(8.5);
+    expect(perMinute).toBeLessThan(9.5);
   });
 });

@@ -178,6 +178,8 @@ export interface Simulator {
   now(): number;
   /** The project's branches that exist now (created by the scenario or by requests, not deleted). */
   branches(projectId: string): BranchScript[];
+  /** The project's operations as scripted: the scenario's and those its requests started (each with its steps). */
+  operations(projectId: string): OperationScript[];
   /** The operation as the API would return it now, or undefined if it does not exist yet. */
   render(op: OperationScript): Record<string, unknown> | undefined;
   close(): Promise<void>;
@@ -1183,6 +1185,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       scenario.operations.push(op);
       stamp(op);
     },
+    operations: (projectId) => scenario.operations.filter((op) => op.project_id === projectId),
     deleteProject: (projectId, at = clock()) => {
       const p = projectById(projectId);
       if (p) p.deletedAt = at;

@@ -63,7 +63,7 @@ const MINUTE_MS = 60_000;
 const SHARE_CUT = 0.8;
 /** The least share: a request every 10 s (70 jobs of an account at 700 a minute each keep 6). */
 const MIN_SHARE = 6;
-/** Each answer without a 429 grows the share by this many requests a minute. */
+/** Each minute of answers without a 429 grows the share by this many requests a minute. */
 const SHARE_GROWTH = 1;
 
 /**
@@ -97,7 +97,10 @@ export class MinuteShare {
     this.lastTry = at;
     if (this.quota === undefined) return;
     this.phase = this.random();
-    this.quota += SHARE_GROWTH;
+    // One more a minute per minute of answers (a gap's worth of growth per answer), not one per
+    // answer: thirty jobs each growing by their own rate a minute were back over the account's
+    // limit within a minute of the cut (issue 36 class 6 with the 3 s creation chain).
+    this.quota += SHARE_GROWTH / this.quota;
   }
 
   /**
