@@ -22,6 +22,21 @@ afterEach(async () => {
 const posts = (sim: InProcess['sim']) => sim.requests.filter((r) => r.method === 'POST');
 
 describe('request: send, ride out 423, wait for what it started', () => {
+  it("a timeout after a lock names the step's timeout, and is measured from the step's start", async () => {
+    // Locked 10 s of a 30 s timeout, then operations of a minute: the wait ends at the step's
+    // deadline, and says "the 30s timeout", not the 20 s the request left of it.
+    run = await InProcess.start([lock(PROJECT, -1000, 11_000)], { operationMs: 60_000 });
+    const { result, log } = await run.wait({ ...CREATE, timeout: '30s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /the 30s timeout left no time for another check after the one at 2\d(\.\d)?s\./
+    );
+    expect(result.finishedAt - result.startedAt).toBeGreaterThan(28_000);
+    expect(result.finishedAt - result.startedAt).toBeLessThanOrEqual(30_000);
+    // The wait's first line says what the request left.
+    expect(log.some((l) => /\(1\d(\.\d)?s left\)/.test(l))).toBe(true);
+  });
+
   it('a 6 s lock: created once soon after the lock ends, then its operations awaited to the end', async () => {
     run = await InProcess.start([lock(PROJECT, -1000, 7000)]);
     const { result, log } = await run.wait(CREATE);

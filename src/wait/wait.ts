@@ -128,11 +128,13 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
     );
     const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
     const rest = {
-      timeoutMs: Math.max(0, deadline - clock.now()),
       operationIds: ids,
       ...('branchId' in follow && { branchId: follow.branchId })
     };
-    const waited = await waitOn({ ...settings, ...rest, projectId, givenOperations: given }, deps);
+    // The request's deadline goes on: the wait counts from the step's start, so that a timeout
+    // names the step's `timeout`, not what the request left of it.
+    const waiting = { ...settings, ...rest, projectId, givenOperations: given };
+    const waited = await waitOn(waiting, deps, startedAt);
     const readyMs = waited.finishedAt - startedAt;
     const branch = outcome.branch && { ...outcome.branch, ...(!waited.failure && { readyMs }) };
     return { ...waited, startedAt, request: { ...outcome, branch } };
@@ -143,10 +145,14 @@ export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<W
 }
 
 /** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
-async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
+async function waitOn(
+  settings: WaitSettings,
+  deps: WaitDeps,
+  stepStartedAt?: number
+): Promise<WaitResult> {
   const { client, log, signal, clock = systemClock } = deps;
   const { policy, intervalMs, givenOperations: given } = settings;
-  const startedAt = clock.now();
+  const startedAt = stepStartedAt ?? clock.now();
   const deadline = startedAt + settings.timeoutMs;
   const { serviceClock } = client;
   const tracker = new OperationTracker(
@@ -195,9 +201,10 @@ async function waitOn(settings: WaitSettings, deps: WaitDeps): Promise<WaitResul
     }
     const mode = modeFor(client, resolved, settings, tracker);
     // After a request, the deadline is the request's: what the wait has is what is left of it.
+    const left = formatDuration(Math.max(0, deadline - clock.now()));
     const limit = formatDuration(settings.timeoutMs);
     if (settings.wait)
-      log.info(`${mode.goal} (${settings.request ? `${limit} left` : `timeout ${limit}`}).`);
+      log.info(`${mode.goal} (${settings.request ? `${left} left` : `timeout ${limit}`}).`);
 
     const pace = new Pace();
     let checkedAt = startedAt;
