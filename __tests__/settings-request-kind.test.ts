@@ -1,28 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { readSettings } from '../src/settings.js';
-import { InputError } from '../src/util/errors.js';
+import { inputErrorOf as inputErrorIn, settingsOf as settingsIn } from './helpers/settings.js';
 
 // The request grammar (src/settings/request.ts): `request`'s path as the URL parser resolves it, and
 // the preview-branch inputs read into one typed request, refused before anything is sent.
 
-const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const PROJECT = 'spring-example-302709';
 
+// Every case here names its project, as a step that sends a request does.
 const settingsOf = (values: Record<string, string>) =>
-  readSettings(
-    (name) => ({ api_key: KEY, project_id: PROJECT, ...values })[name] ?? '',
-    () => undefined
-  );
-
-function inputErrorOf(values: Record<string, string>): InputError {
-  try {
-    settingsOf(values);
-  } catch (error) {
-    if (error instanceof InputError) return error;
-    throw error;
-  }
-  throw new Error('no input error');
-}
+  settingsIn({ project_id: PROJECT, ...values });
+const inputErrorOf = (values: Record<string, string>) =>
+  inputErrorIn({ project_id: PROJECT, ...values });
 
 describe('request: the path as the URL parser resolves it (issue 36 class 2)', () => {
   it.each(['GET /..#', 'POST /..#x', 'GET /projects#/x'])("'%s' is refused: '#'", (request) => {

@@ -1,25 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { readSettings } from '../src/settings.js';
-import { InputError } from '../src/util/errors.js';
+import { inputErrorOf, settingsOf } from './helpers/settings.js';
 
-const KEY = 'napi_Zq7xK9distinctiveKEYvalue4242';
 const PROJECT = 'spring-example-302709';
-
-const settingsOf = (values: Record<string, string>) =>
-  readSettings(
-    (name) => ({ api_key: KEY, ...values })[name] ?? '',
-    () => undefined
-  );
-
-function inputErrorOf(values: Record<string, string>): InputError {
-  try {
-    settingsOf(values);
-  } catch (error) {
-    if (error instanceof InputError) return error;
-    throw error;
-  }
-  throw new Error('no input error');
-}
 
 describe('request and body', () => {
   it("database_url 'response' needs a request; with one, the URL comes from the answer", () => {
