@@ -15,7 +15,7 @@ import { main } from '../src/cli/main.js';
 import { itLong } from './helpers/long.js';
 import type { Stream } from '../src/cli/terminal.js';
 import { clearSecrets, registerSecret } from '../src/util/redact.js';
-import { apiFlags, parseJunit, reportFiles } from './helpers/command.js';
+import { apiFlags, parseJunit, reportFiles, waitForFlags } from './helpers/command.js';
 import { ROOT } from './helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from './helpers/sim.js';
 
@@ -233,7 +233,7 @@ describe('the command, in-process', () => {
     const other = operation(PROJECT, 'suspend_compute', [[0, 'finished']]);
     sim = await simulate([op, other]);
     const out = files();
-    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id];
+    const args = waitForFlags(sim, op.id);
     expect((await command([...args, '--summary-file', out.summary])).code).toBe(0);
     expect(readFileSync(out.summary, 'utf8')).toMatch(/Suspend compute/);
   });
@@ -242,16 +242,7 @@ describe('the command, in-process', () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
     sim = await simulate([op]);
     const out = files();
-    const run = await command([
-      ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
-      '--no-wait',
-      '--junit',
-      out.junit
-    ]);
+    const run = await command([...waitForFlags(sim, op.id), '--no-wait', '--junit', out.junit]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^running after /);
     expect(sim.requests).toHaveLength(1);
@@ -395,7 +386,7 @@ describe('the command, in-process', () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
     sim = await simulate([op]);
     const at = mkdtempSync(join(dir, 'reports-'));
-    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id];
+    const args = waitForFlags(sim, op.id);
     const made = await command([...args, '--junit', join(at, 'a', 'b', 'junit.xml')]);
     expect(made.code).toBe(0);
     expect((await parseJunit(join(at, 'a', 'b', 'junit.xml'))).cases).toHaveLength(1);
@@ -422,15 +413,7 @@ describe('the command, in-process', () => {
     const op = operation(PROJECT, 'start_compute', [[0, 'error', { failures_count: 1, error }]]);
     sim = await simulate([op]);
     const junit = files().junit;
-    const run = await command([
-      ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
-      '--junit',
-      junit
-    ]);
+    const run = await command([...waitForFlags(sim, op.id), '--junit', junit]);
     expect(run.code).toBe(1);
     expect(statSync(junit).size).toBeLessThan(10_000);
     expect((await parseJunit(junit)).cases[0]?.body).toMatch(
@@ -564,28 +547,20 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
 });
 
 describe('the command in CI logs and scripts, in-process', () => {
-  const waitFor = (s: Simulator, id: string): string[] => [
-    ...api(s),
-    '--project-id',
-    PROJECT,
-    '--operation-id',
-    id
-  ];
-
   it('--quiet: only errors on stderr', async () => {
     const op = operation(PROJECT, 'start_compute', [
       [0, 'scheduling'],
       [300, 'error', { failures_count: 1, error: 'quota exceeded' }]
     ]);
     sim = await simulate([op]);
-    const run = await command([...waitFor(sim, op.id), '--quiet']);
+    const run = await command([...waitForFlags(sim, op.id), '--quiet']);
     expect(run.code).toBe(1);
     // The verdict line says the error: stderr does not say it again.
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(
       /^error after \S+: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/
     );
-    const json = await command([...waitFor(sim, op.id), '--quiet', '--json']);
+    const json = await command([...waitForFlags(sim, op.id), '--quiet', '--json']);
     expect(json.stderr).toMatch(/^error: Operation\(s\) did not succeed: [^\n]*quota exceeded\n$/);
   });
 
@@ -634,7 +609,7 @@ describe('the command in CI logs and scripts, in-process', () => {
       const op = operation(PROJECT, 'create_branch', [[0, 'running']]);
       sim = await simulate([op]);
       sim.inject({ kind: 'status', status }, { times: Infinity, from: 3000 });
-      const run = await command([...waitFor(sim, op.id), '--timeout', '4s', '--json']);
+      const run = await command([...waitForFlags(sim, op.id), '--timeout', '4s', '--json']);
       expect(sim.requests[0]?.status).toBe(200);
       expect(sim.requests.at(-1)?.status).toBe(status);
       expect(run.code).toBe(124);
@@ -650,10 +625,10 @@ describe('the command in CI logs and scripts, in-process', () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
     sim = await simulate([op]);
     const env = { NEON_OPERATIONS_WAIT_PROGRESS: 'none' };
-    expect((await command(waitFor(sim, op.id), { env })).stderr).toBe('');
-    const plain = await command([...waitFor(sim, op.id), '--progress', 'plain'], { env });
+    expect((await command(waitForFlags(sim, op.id), { env })).stderr).toBe('');
+    const plain = await command([...waitForFlags(sim, op.id), '--progress', 'plain'], { env });
     expect(plain.stderr).toMatch(/^Waiting for 1 operation/m);
-    const wrong = await command(waitFor(sim, op.id), {
+    const wrong = await command(waitForFlags(sim, op.id), {
       env: { NEON_OPERATIONS_WAIT_PROGRESS: 'x' }
     });
     expect(wrong.code).toBe(2);

@@ -8,7 +8,7 @@ import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { itLong } from '../helpers/long.js';
 import { NODE, ROOT } from '../helpers/run-action.js';
-import { apiFlags, parseJunit, reportFiles } from '../helpers/command.js';
+import { apiFlags, parseJunit, reportFiles, waitForFlags } from '../helpers/command.js';
 import { readJunit } from '../helpers/junit.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
@@ -200,14 +200,7 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     });
     // Markup arrives intact; a control character XML cannot carry arrives as U+FFFD.
     expect(testcase?.body).toBe(`operation ${op.id}: quota exceeded <&> "x"\uFFFD`);
-    const json = await cli([
-      ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
-      '--json'
-    ]);
+    const json = await cli([...waitForFlags(sim, op.id), '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
       status: 'error',
       exit_code: 1,
@@ -222,16 +215,12 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
       sim = await simulate([op]);
       const out = files();
       const run = await cli(
-        [
-          ...api(sim),
-          '--project-id',
-          PROJECT,
-          '--operation-id',
-          op.id,
-          '--timeout',
-          '1m',
-          '--json'
-        ].concat(['--junit', out.junit, '--summary-file', out.summary]),
+        [...waitForFlags(sim, op.id), '--timeout', '1m', '--json'].concat([
+          '--junit',
+          out.junit,
+          '--summary-file',
+          out.summary
+        ]),
         { signalOnStderr: signal }
       );
       expect(run.code).toBe(130);
@@ -297,7 +286,7 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
     sim = await simulate([op]);
     const fifo = join(mkdtempSync(join(dir, 'fifo-')), 'junit.xml');
     spawnSync('mkfifo', [fifo]);
-    const args = [...api(sim), '--project-id', PROJECT, '--operation-id', op.id, '--junit', fifo];
+    const args = [...waitForFlags(sim, op.id), '--junit', fifo];
     const read = readFile(fifo, 'utf8');
     expect((await cli(args)).code).toBe(0);
     expect((await readJunit(await read)).cases).toEqual([
@@ -420,21 +409,13 @@ describe('the command (dist/cli/ alone, as a user runs it)', () => {
 });
 
 describe('the command in CI logs, pipes and scripts', () => {
-  const waitFor = (s: Simulator, id: string): string[] => [
-    ...api(s),
-    '--project-id',
-    PROJECT,
-    '--operation-id',
-    id
-  ];
-
   it('on a terminal: the live line, unless TERM=dumb, a CI variable or the style variable says plain', async () => {
     const op = operation(PROJECT, 'create_branch', [
       [0, 'running'],
       [1500, 'finished']
     ]);
     sim = await simulate([op]);
-    const live = await cli(waitFor(sim, op.id), { pty: true, env: { TERM: 'xterm' } });
+    const live = await cli(waitForFlags(sim, op.id), { pty: true, env: { TERM: 'xterm' } });
     expect(live.code).toBe(0);
     expect(live.stdout).toContain('\r\u001b[K⏳ 0s · ');
     for (const env of [
@@ -443,7 +424,7 @@ describe('the command in CI logs, pipes and scripts', () => {
       { TERM: 'xterm', JENKINS_URL: 'https://jenkins.example.com/' },
       { TERM: 'xterm', NEON_OPERATIONS_WAIT_PROGRESS: 'plain' }
     ]) {
-      const plain = await cli(waitFor(sim, op.id), { pty: true, env });
+      const plain = await cli(waitForFlags(sim, op.id), { pty: true, env });
       expect(plain.code).toBe(0);
       expect(plain.stdout).toMatch(/^Waiting for 1 operation/m);
       expect(plain.stdout).not.toContain('\u001b');
@@ -460,7 +441,7 @@ describe('the command in CI logs, pipes and scripts', () => {
       ]);
       sim = await simulate([op]);
       const arrivals: number[] = [];
-      const run = await cli([...waitFor(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
+      const run = await cli([...waitForFlags(sim, op.id), '--interval', '2s', '--timeout', '3m'], {
         killAfterMs: 110_000,
         onStderr: () => arrivals.push(Date.now())
       });
@@ -484,7 +465,7 @@ describe('the command in CI logs, pipes and scripts', () => {
     ]);
     sim = await simulate([op]);
     const out = files();
-    const run = await cli([...waitFor(sim, op.id), '--junit', out.junit], {
+    const run = await cli([...waitForFlags(sim, op.id), '--junit', out.junit], {
       onStderr: (_chunk, child) => {
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -526,16 +507,7 @@ describe('the command on streams it cannot write (issue 30, class 6)', () => {
     sim = await simulate([op]);
     const out = files();
     const run = await onFullDisk(
-      [
-        ...api(sim),
-        '--project-id',
-        PROJECT,
-        '--operation-id',
-        op.id,
-        '--junit',
-        out.junit,
-        '--json'
-      ],
+      [...waitForFlags(sim, op.id), '--junit', out.junit, '--json'],
       'stderr'
     );
     expect(run.code).toBe(0);
@@ -546,10 +518,7 @@ describe('the command on streams it cannot write (issue 30, class 6)', () => {
   it('stdout on a full disk: exit 2, said on stderr without a stack trace', async () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
     sim = await simulate([op]);
-    const run = await onFullDisk(
-      [...api(sim), '--project-id', PROJECT, '--operation-id', op.id, '--json'],
-      'stdout'
-    );
+    const run = await onFullDisk([...waitForFlags(sim, op.id), '--json'], 'stdout');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('error: could not write the result to stdout.');
     expect(run.stderr).not.toMatch(/^\s+at /m);
@@ -561,15 +530,7 @@ describe('reports to our own streams (issue 36, class 8)', () => {
     const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
     sim = await simulate([op]);
     // cli() spawns as execa and zx do: stdio 'pipe', which Node makes a socket pair.
-    const run = await cli([
-      ...api(sim),
-      '--project-id',
-      PROJECT,
-      '--operation-id',
-      op.id,
-      '--junit',
-      '/dev/stdout'
-    ]);
+    const run = await cli([...waitForFlags(sim, op.id), '--junit', '/dev/stdout']);
     expect(run.code).toBe(0);
     expect(run.stderr).not.toContain('Waiting for a reader');
     const [xmlText, verdict] = run.stdout.split('</testsuites>\n');
