@@ -200,6 +200,16 @@ describe('create_branch: get or create by exact name', () => {
     expect(accepted[0]!.at).toBeLessThanOrEqual(7000);
   });
 
+  it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {
+    run = await InProcess.start(scenario([lock(PROJECT, -1000, 17_000)]));
+    const { result } = await run.wait({ ...CREATE, timeout: '20s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for/
+    );
+    expect(creates().filter((r) => r.status === 201)).toHaveLength(0);
+  });
+
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {
     run = await InProcess.start(scenario());
     const { result } = await run.wait({ ...CREATE, parent: 'preview/pr-1' });
@@ -222,6 +232,20 @@ describe('delete_branch: by exact name or id', () => {
     expect(again.result.status).toBe('idle');
     expect(again.result.request?.branch?.deleted).toBe(false);
     expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
+  });
+
+  it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {
+    run = await InProcess.start(scenario([lock(PROJECT, -1000, 17_000)]));
+    const { result } = await run.wait({
+      project_id: PROJECT,
+      delete_branch: 'preview/pr-12',
+      timeout: '20s'
+    });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /DELETE \/projects\/.*\/branches\/br-[^ ]+ not sent: \d(\.\d)?s left, a delete_timeline needs at least 5s to be waited for/
+    );
+    expect(named('preview/pr-12')).toHaveLength(1);
   });
 
   it.each([
