@@ -123,6 +123,25 @@ describe('create_branch: get or create by exact name', () => {
     expect(asked('connection_uri', from)).toBe(2);
   });
 
+  it("a URI on another host than the answer's `host` (a local server): the pooled URL is asked", async () => {
+    const postgres = {
+      host: '127.0.0.1',
+      port: 5433,
+      user: 'neondb_owner',
+      password: 'pw-local',
+      database: 'neondb'
+    };
+    run = await InProcess.start(scenario(), { postgres });
+    const { result } = await run.wait(CREATE);
+    const connection = result.request?.branch?.connection;
+    expect(connection?.url).toBe('postgresql://neondb_owner:pw-local@127.0.0.1:5433/neondb');
+    const asked = run.sim.requests.filter(
+      (r) => r.route === 'GET /projects/{project_id}/connection_uri'
+    );
+    expect(asked.map((r) => r.query.pooled)).toEqual(['true']);
+    expect(connection?.pooledUrl).toBe(connection?.url);
+  });
+
   it('a rerun adopts the branch (409): created false, the same id, one branch; preview/pr-12 never picked', async () => {
     run = await InProcess.start(scenario());
     const first = await run.wait(CREATE);
