@@ -70,6 +70,78 @@ describe('create_branch: get or create by exact name', () => {
     expect(JSON.stringify(resultFields(report))).not.toContain(branch?.connection?.url ?? '?');
   });
 
+  it("takes the created branch's connection from the creation's answer: no request asks it again", async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait(CREATE);
+    const connection = result.request?.branch?.connection;
+    // What a run asks, by route, among the simulator's requests from `from` on.
+    const asked = (route: string, from = 0) =>
+      run!.sim.requests.slice(from).filter((r) => r.route === `GET /projects/{project_id}/${route}`)
+        .length;
+    // One create: the parent, the creation, then only the wait's looks.
+    expect(asked('branches')).toBe(1);
+    expect(creates()).toHaveLength(1);
+    expect(asked('branches/{branch_id}/databases')).toBe(0);
+    expect(asked('connection_uri')).toBe(0);
+    // The same URLs the API gives when asked.
+    const uri = async (pooled: boolean) => {
+      const query = new URLSearchParams({
+        branch_id: result.request?.branch?.id ?? '',
+        database_name: connection?.database ?? '',
+        role_name: connection?.role ?? '',
+        ...(pooled && { pooled: 'true' })
+      });
+      const answer = await fetch(`${run!.sim.url}/projects/${PROJECT}/connection_uri?${query}`, {
+        headers: { authorization: `Bearer ${DEFAULT_KEY}` }
+      });
+      return ((await answer.json()) as { uri?: string }).uri;
+    };
+    const [direct, pooled] = [await uri(false), await uri(true)];
+    expect(direct).toMatch(/^postgresql:\/\//);
+    expect(connection?.url).toBe(direct);
+    expect(connection?.pooledUrl).toBe(pooled);
+    expect(connection?.pooledHost).toBe(new URL(pooled ?? '').hostname);
+    // Names asked that are the answer's own change nothing.
+    let from = run.sim.requests.length;
+    await run.wait({
+      ...CREATE,
+      create_branch: 'preview/pr-2',
+      role_name: connection?.role ?? '',
+      database_name: connection?.database ?? ''
+    });
+    expect(asked('connection_uri', from)).toBe(0);
+    // Another role than the answer's is asked of the API (the simulator knows none: no URL).
+    from = run.sim.requests.length;
+    const other = await run.wait({ ...CREATE, create_branch: 'preview/pr-3', role_name: 'app' });
+    expect(asked('branches/{branch_id}/databases', from)).toBe(1);
+    expect(asked('connection_uri', from)).toBe(1);
+    expect(other.result.request?.branch?.connection).toBeUndefined();
+    // An adopted branch has no such answer: its connection is asked, direct and pooled.
+    from = run.sim.requests.length;
+    const adopted = await run.wait(CREATE);
+    expect(adopted.result.request?.branch?.connection?.url).toBe(direct);
+    expect(asked('connection_uri', from)).toBe(2);
+  });
+
+  it("a URI on another host than the answer's `host` (a local server): the pooled URL is asked", async () => {
+    const postgres = {
+      host: '127.0.0.1',
+      port: 5433,
+      user: 'neondb_owner',
+      password: 'pw-local',
+      database: 'neondb'
+    };
+    run = await InProcess.start(scenario(), { postgres });
+    const { result } = await run.wait(CREATE);
+    const connection = result.request?.branch?.connection;
+    expect(connection?.url).toBe('postgresql://neondb_owner:pw-local@127.0.0.1:5433/neondb');
+    const asked = run.sim.requests.filter(
+      (r) => r.route === 'GET /projects/{project_id}/connection_uri'
+    );
+    expect(asked.map((r) => r.query.pooled)).toEqual(['true']);
+    expect(connection?.pooledUrl).toBe(connection?.url);
+  });
+
   it('a rerun adopts the branch (409): created false, the same id, one branch; preview/pr-12 never picked', async () => {
     run = await InProcess.start(scenario());
     const first = await run.wait(CREATE);
@@ -147,6 +219,16 @@ describe('create_branch: get or create by exact name', () => {
     expect(accepted[0]!.at).toBeLessThanOrEqual(7000);
   });
 
+  it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {
+    run = await InProcess.start(scenario([lock(PROJECT, -1000, 17_000)]));
+    const { result } = await run.wait({ ...CREATE, timeout: '20s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for/
+    );
+    expect(creates().filter((r) => r.status === 201)).toHaveLength(0);
+  });
+
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {
     run = await InProcess.start(scenario());
     const { result } = await run.wait({ ...CREATE, parent: 'preview/pr-1' });
@@ -169,6 +251,20 @@ describe('delete_branch: by exact name or id', () => {
     expect(again.result.status).toBe('idle');
     expect(again.result.request?.branch?.deleted).toBe(false);
     expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
+  });
+
+  it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {
+    run = await InProcess.start(scenario([lock(PROJECT, -1000, 17_000)]));
+    const { result } = await run.wait({
+      project_id: PROJECT,
+      delete_branch: 'preview/pr-12',
+      timeout: '20s'
+    });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /DELETE \/projects\/.*\/branches\/br-[^ ]+ not sent: \d(\.\d)?s left, a delete_timeline needs at least 5s to be waited for/
+    );
+    expect(named('preview/pr-12')).toHaveLength(1);
   });
 
   it.each([

@@ -152,3 +152,61 @@ export async function databaseOf(
   if (!database) return undefined;
   return { database: database.name, role: roleName ?? database.owner };
 }
+
+/** The role and database a connection names, and its URLs (`pooledUrl` when it could be built). */
+export type AnsweredConnection = Pick<Connection, 'url' | 'pooledUrl' | 'database' | 'role'>;
+
+/**
+ * The connection a branch creation's answer holds, when it is the one asked: its first
+ * `connection_uris` entry (the owner role and the database, present when the new branch has a
+ * compute and its parent one role and one database), whose role and database are those asked or
+ * none was. `uri` is that entry's URI unmasked (`masked` is the answer with its secrets `***`).
+ * The pooled URL is the same URI on `pooler_host`, as Neon documents it ("identical except the
+ * hostname"); built only when the URI's host is the entry's `host` and the URL writes back
+ * unchanged, else left to the caller to ask.
+ */
+export function connectionOfAnswer(
+  masked: unknown,
+  uri: string | undefined,
+  asked: { databaseName?: string; roleName?: string }
+): AnsweredConnection | undefined {
+  const list =
+    masked && typeof masked === 'object'
+      ? new Map(Object.entries(masked)).get('connection_uris')
+      : undefined;
+  const [first] = Array.isArray(list) ? list : [];
+  const parameters =
+    first && typeof first === 'object'
+      ? new Map(Object.entries(first)).get('connection_parameters')
+      : undefined;
+  if (!uri || !parameters || typeof parameters !== 'object') return undefined;
+  const fields = new Map(Object.entries(parameters));
+  const text = (key: string): string => {
+    const field = fields.get(key);
+    return typeof field === 'string' ? field : '';
+  };
+  const [role, database] = [text('role'), text('database')];
+  if (!role || !database) return undefined;
+  if ((asked.roleName ?? role) !== role || (asked.databaseName ?? database) !== database)
+    return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  // The unmasked URI is the answer's first: it must be this entry's (its role and database).
+  const named = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part; // malformed: as written, which names no role or database
+    }
+  };
+  if (named(url.username) !== role || named(url.pathname.slice(1)) !== database) return undefined;
+  const poolerHost = text('pooler_host');
+  if (!poolerHost || url.hostname !== text('host') || url.href !== uri)
+    return { url: uri, database, role };
+  url.hostname = poolerHost;
+  return { url: uri, pooledUrl: url.href, database, role };
+}

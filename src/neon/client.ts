@@ -191,12 +191,7 @@ export class NeonClient {
       // Not JSON: `errorText` tells so.
     }
     // Masked before anything reads the answer: every later text is redacted of them.
-    for (const secret of responseSecrets(raw)) {
-      for (const part of [secret, ...secretsOf(secret)]) {
-        registerSecret(part);
-        if (part.trim()) this.options.mask?.(part.trim());
-      }
-    }
+    for (const secret of responseSecrets(raw)) this.maskSecret(secret);
     const text = redact(response.text);
     const parsed: Body | undefined = raw === undefined ? undefined : Object(JSON.parse(text));
     if (response.status === 429) this.share.throttled(this.clock.now());
@@ -209,6 +204,17 @@ export class NeonClient {
       retryAfterMs: retryAfter(header, this.clock.now()),
       connectionUri: firstConnectionUri(raw)
     };
+  }
+
+  /**
+   * Masks a secret, and every part of it that would reveal it, as an answer's are on arrival: for
+   * one made here from an answer's (a created branch's pooled URL, built from its direct one).
+   */
+  maskSecret(secret: string): void {
+    for (const part of [secret, ...secretsOf(secret)]) {
+      registerSecret(part);
+      if (part.trim()) this.options.mask?.(part.trim());
+    }
   }
 
   /** Lets the process exit: closes kept-alive connections of a transport it made (a given one may serve others). */

@@ -92,7 +92,16 @@ export const lockLookMs = (lockedMs: number, random: () => number): number =>
  */
 export const MUTATION_FLOOR_MS = 5000;
 
-/** The action of the first operation a mutation starts, by its method and path: its history says how long it takes. */
+/** The action of the first operation each typed kind of mutation starts: its history says how long it takes. */
+const KIND_ACTIONS = {
+  create_branch: 'create_branch',
+  delete_branch: 'delete_timeline'
+} as const satisfies Record<Exclude<RuleSet, 'read' | 'write'>, string>;
+
+/**
+ * The same for a free-form `request:` (rows `read` and `write`), which says only its method and
+ * path: the mutations users send most. Still needed for those; a typed kind is never looked up here.
+ */
 const MUTATION_KINDS: Array<[RegExp, string]> = [
   [/^POST \/projects\/[^/]+\/branches$/, 'create_branch'],
   [/^POST \/projects\/[^/]+\/branches\/[^/]+\/restore$/, 'create_timeline'],
@@ -101,10 +110,17 @@ const MUTATION_KINDS: Array<[RegExp, string]> = [
   [/^POST \/projects\/[^/]+\/endpoints\/[^/]+\/suspend$/, 'suspend_compute']
 ];
 
+/** The action of the first operation a mutation starts; undefined when neither its kind nor its path says. */
+function actionOf(request: ApiRequest): string | undefined {
+  const { rules } = request;
+  if (rules !== 'read' && rules !== 'write') return KIND_ACTIONS[rules];
+  const named = `${request.method} ${request.path}`;
+  return MUTATION_KINDS.find(([pattern]) => pattern.test(named))?.[1];
+}
+
 /** The time a mutation needs to be waited for: its kind's median here (5 or more past ones), at least the floor. */
 function needOf(request: ApiRequest, typical: ReadonlyMap<string, number>) {
-  const named = `${request.method} ${request.path}`;
-  const kind = MUTATION_KINDS.find(([pattern]) => pattern.test(named))?.[1];
+  const kind = actionOf(request);
   const floor = `a ${kind ?? 'mutation'} needs at least ${formatDuration(MUTATION_FLOOR_MS)} to be waited for`;
   // Typical is the median: sent with less, what it starts more likely than not outlasts the step.
   const ms = kind === undefined ? undefined : typical.get(kind);

@@ -1,8 +1,10 @@
 import {
+  type AnsweredConnection,
   type Branch,
   branchOf,
   type BranchOutcome,
   type Connection,
+  connectionOfAnswer,
   databaseOf,
   defaultBranch,
   findBranch
@@ -91,7 +93,10 @@ async function createBranch(
     const made = branchOfAnswer(outcome.response);
     const branch = outcomeOf(made, parent, true, made.expiresAt ?? expiresAt);
     deps.log(`Created branch ${made.name} (${made.id}) from ${parent.name}.`);
-    const connection = await connectionOf(made.id, kind, deadline, deps);
+    // The answer names the new branch's connection: asked again only for what it lacks.
+    const answered = connectionOfAnswer(outcome.response, outcome.databaseUrl, kind);
+    if (answered?.pooledUrl) client.maskSecret(answered.pooledUrl);
+    const connection = await connectionOf(made.id, kind, deadline, deps, answered);
     return {
       outcome: { ...outcome, branch: { ...branch, connection }, databaseUrl: connection?.url },
       follow: { operations: operationsOf(outcome.response) }
@@ -225,18 +230,20 @@ function branchOfAnswer(response: unknown): Branch {
 
 /**
  * The branch's connection URLs, direct and pooled, for the role and database asked (by default the
- * first database and its owner). Asked of `connection_uri` for a created and an adopted branch
- * alike, through the request path (its secrets masked on arrival). A branch without a compute has
- * none: the outputs stay empty, and the log says why.
+ * first database and its owner). What a creation's answer gave (`answered`) is not asked again;
+ * the rest (all of an adopted branch's) is asked of `connection_uri`, through the request path (its
+ * secrets masked on arrival). A branch without a compute has none: the outputs stay empty, and the
+ * log says why.
  */
 async function connectionOf(
   branchId: string,
   asked: { databaseName?: string; roleName?: string },
   deadline: number,
-  deps: StepDeps
+  deps: StepDeps,
+  answered?: AnsweredConnection
 ): Promise<Connection | undefined> {
   const { client, projectId } = deps;
-  const names = await databaseOf(client, projectId, branchId, deadline, asked);
+  const names = answered ?? (await databaseOf(client, projectId, branchId, deadline, asked));
   if (!names) {
     deps.warn(
       `Branch ${branchId} has no database${asked.databaseName ? ` named ${asked.databaseName}` : ''}: no connection URL.`
@@ -261,9 +268,9 @@ async function connectionOf(
       return undefined;
     }
   };
-  const url = await uri(false);
+  const url = answered?.url ?? (await uri(false));
   if (!url) return undefined;
-  const pooledUrl = await uri(true);
+  const pooledUrl = answered?.pooledUrl ?? (await uri(true));
   return {
     url,
     host: new URL(url).hostname,
