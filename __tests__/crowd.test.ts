@@ -12,6 +12,7 @@ import {
   oneJobLocked
 } from '../bench/locked.js';
 import { actionPeer, crowdOfOneAccount, runPeer } from '../bench/peers.js';
+import { lockLookMs, nextLookMs } from '../src/neon/request.js';
 
 describe('a crowd of 100 jobs of one account (simulated time)', () => {
   it.each([7, 11, 23])(
@@ -117,5 +118,20 @@ describe("a single job's 6 s lock (issue 29's goal)", () => {
       const waited = 6000 + (lateMs as number) - startAt;
       expect(lateMs).toBeLessThanOrEqual(waited / 2 + 1250);
     }
+  });
+});
+
+describe("nextLookMs: a lock's looks toward the holders' expected end", () => {
+  const middle = () => 0.5; // no jitter: the lock's pace exact, half of the end's 0.5 s
+  it('without an expected end, the lock pace; with a near one, at that end', () => {
+    expect(nextLookMs(12_000, undefined, middle)).toBe(lockLookMs(12_000, middle));
+    expect(nextLookMs(28_000, 2000, middle)).toBe(2250);
+  });
+
+  it('a far end: half the time left, never longer than the job has waited, never sooner than the pace', () => {
+    expect(nextLookMs(16_000, 14_000, middle)).toBe(7000);
+    expect(nextLookMs(4000, 26_000, middle)).toBe(4000); // the wait so far caps 13 s
+    expect(nextLookMs(0, 30_000, middle)).toBe(1000); // the first: the lock's pace
+    expect(nextLookMs(25_000, 8000, middle)).toBe(5000); // 4 s is sooner than the pace at 25 s
   });
 });
