@@ -4,7 +4,13 @@ import { createTransport } from '../src/neon/http.js';
 import type { RequestKind } from '../src/neon/request.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
-import { DEFAULT_KEY, lock, project, type Scenario } from '../simulator/scenario.js';
+import {
+  DEFAULT_KEY,
+  lock,
+  pastOperations,
+  project,
+  type Scenario
+} from '../simulator/scenario.js';
 import {
   NEON_RATE_LIMIT,
   type RateLimit,
@@ -236,6 +242,11 @@ export interface LockedOptions {
   startAt?: number;
   /** The lock held by another operation: from, for how long (Infinity: never released). */
   lockMs?: [number, number];
+  /**
+   * How long past operations of the lock holder's kind (`apply_config`) took, newest first: the
+   * project's history, which tells the jobs when the holder is expected to end.
+   */
+  historyMs?: readonly number[];
   prepare?: (sim: Simulator) => void;
   operationMs?: number;
   limitMs: number;
@@ -249,7 +260,10 @@ export async function runLocked(options: LockedOptions): Promise<LockedRun> {
   const scenario: Scenario = {
     keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
     projects: [project(LOCKED_PROJECT, { owner_id: 'user-1' })],
-    operations: options.lockMs ? [lock(LOCKED_PROJECT, ...options.lockMs)] : []
+    operations: [
+      ...(options.lockMs ? [lock(LOCKED_PROJECT, ...options.lockMs)] : []),
+      ...pastOperations(LOCKED_PROJECT, 'apply_config', options.historyMs ?? [])
+    ]
   };
   const time = new VirtualTime(EPOCH);
   const random = prng(options.seed ?? 1);
@@ -347,13 +361,29 @@ export const CROWD_UNDER_LIMIT = {
   boundMs: (serial: number): number => 1.5 * serial + 5000
 };
 
-/** The crowd case on `peer`: what the bench prints and the test bounds (`boundMs` of the run's serial sum). */
-export async function crowdUnderLimit(peer: RequestPeer, seed = 1) {
+/**
+ * The holder's kind has a history here: ten past `apply_config` of about 30 s (29 to 31 s), so
+ * the jobs know from their first look when the lock should end (`expectedEndIn`).
+ */
+export const HOLDER_HISTORY_MS: readonly number[] = [
+  30_000, 29_000, 31_000, 30_500, 29_500, 30_000, 31_000, 29_000, 30_000, 30_500
+];
+
+/**
+ * The crowd case on `peer`: what the bench prints and the test bounds (`boundMs` of the run's
+ * serial sum); `historyMs`, the holder's kind's past durations (none: a lock without history).
+ */
+export async function crowdUnderLimit(
+  peer: RequestPeer,
+  seed = 1,
+  historyMs: readonly number[] = []
+) {
   const { jobs, lockMs, operationMs, rateLimit } = CROWD_UNDER_LIMIT;
   const run = await runLocked({
     peer,
     jobs,
     lockMs,
+    historyMs,
     operationMs,
     rateLimit,
     limitMs: 20 * 60_000,
@@ -362,6 +392,32 @@ export async function crowdUnderLimit(peer: RequestPeer, seed = 1) {
   const lastEnd = Math.max(...run.jobs.map((job) => job.endedAt ?? Infinity));
   const serial = serialMs(run.holds);
   return { run, lastEnd, serialMs: serial, boundMs: CROWD_UNDER_LIMIT.boundMs(serial) };
+}
+
+/**
+ * One job against a project locked from 0 for `lockEndsMs`, starting somewhere in the lock's first
+ * second (trial `i`: its start and seed); `historyMs`, the holder's kind's past durations. How late
+ * after the lock's end its request was accepted, and how many POSTs were answered 423.
+ */
+export async function oneJobLocked(
+  peer: RequestPeer,
+  i: number,
+  lockEndsMs: number,
+  historyMs: readonly number[] = []
+) {
+  const startAt = Math.round(prng(500 + i)() * 1000);
+  const run = await runLocked({
+    peer,
+    jobs: 1,
+    startAt,
+    lockMs: [0, lockEndsMs],
+    historyMs,
+    limitMs: 5 * 60_000,
+    seed: i
+  });
+  const job = run.jobs[0] as LockedJob;
+  const lateMs = job.acceptedAt === undefined ? undefined : job.acceptedAt - lockEndsMs;
+  return { run, job, startAt, lateMs };
 }
 
 /**
