@@ -1,4 +1,5 @@
 import type { NeonClient } from './client.js';
+import { fieldsOf, textOf } from '../util/fields.js';
 import { RESOURCE_ID } from './operation.js';
 
 /** A branch as the step reads it from the API (`Branch` in the OpenAPI document). */
@@ -40,12 +41,8 @@ export interface Connection {
 
 /** A branch of an answer, or undefined when it lacks what the step reads. */
 export function branchOf(value: unknown): Branch | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const fields = new Map(Object.entries(value));
-  const text = (key: string): string | undefined => {
-    const field = fields.get(key);
-    return typeof field === 'string' ? field : undefined;
-  };
+  const fields = fieldsOf(value);
+  const text = (key: string) => textOf(fields, key);
   const id = text('id');
   const name = text('name');
   const createdAt = text('created_at');
@@ -93,13 +90,9 @@ export async function listBranches(
       found.push(branch);
       fresh++;
     }
-    const pagination = body.pagination;
-    const next =
-      pagination && typeof pagination === 'object'
-        ? new Map(Object.entries(pagination)).get('next')
-        : undefined;
+    const next = textOf(fieldsOf(body.pagination), 'next');
     // A page with nothing new ends the list too: a cursor that does not move would loop.
-    if (typeof next !== 'string' || !next || next === cursor || fresh === 0) break;
+    if (!next || next === cursor || fresh === 0) break;
     cursor = next;
   }
   return found;
@@ -143,10 +136,9 @@ export async function databaseOf(
   const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
   const list = Array.isArray(body.databases) ? body.databases : [];
   const databases = list.flatMap((item: unknown) => {
-    if (!item || typeof item !== 'object') return [];
-    const fields = new Map(Object.entries(item));
-    const [name, owner] = [fields.get('name'), fields.get('owner_name')];
-    return typeof name === 'string' && typeof owner === 'string' ? [{ name, owner }] : [];
+    const fields = fieldsOf(item);
+    const [name, owner] = [textOf(fields, 'name'), textOf(fields, 'owner_name')];
+    return name !== undefined && owner !== undefined ? [{ name, owner }] : [];
   });
   const database = databaseName ? databases.find((d) => d.name === databaseName) : databases[0];
   if (!database) return undefined;
@@ -170,21 +162,11 @@ export function connectionOfAnswer(
   uri: string | undefined,
   asked: { databaseName?: string; roleName?: string }
 ): AnsweredConnection | undefined {
-  const list =
-    masked && typeof masked === 'object'
-      ? new Map(Object.entries(masked)).get('connection_uris')
-      : undefined;
+  const list = fieldsOf(masked).get('connection_uris');
   const [first] = Array.isArray(list) ? list : [];
-  const parameters =
-    first && typeof first === 'object'
-      ? new Map(Object.entries(first)).get('connection_parameters')
-      : undefined;
-  if (!uri || !parameters || typeof parameters !== 'object') return undefined;
-  const fields = new Map(Object.entries(parameters));
-  const text = (key: string): string => {
-    const field = fields.get(key);
-    return typeof field === 'string' ? field : '';
-  };
+  const fields = fieldsOf(fieldsOf(first).get('connection_parameters'));
+  const text = (key: string): string => textOf(fields, key) ?? '';
+  if (!uri) return undefined;
   const [role, database] = [text('role'), text('database')];
   if (!role || !database) return undefined;
   if ((asked.roleName ?? role) !== role || (asked.databaseName ?? database) !== database)

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
+import { fieldsOf, textOf } from '../util/fields.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact, registerSecret } from '../util/redact.js';
 import { secretsOf } from '../database/url.js';
@@ -382,11 +383,9 @@ function operationOf(value: unknown): Operation | undefined {
 }
 
 function endpointOf(value: unknown): EndpointHosts | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const fields = new Map(Object.entries(value));
-  const [id, branchId, host] = ['id', 'branch_id', 'host'].map((key) => fields.get(key));
-  if (typeof id !== 'string' || typeof branchId !== 'string' || typeof host !== 'string')
-    return undefined;
+  const fields = fieldsOf(value);
+  const [id, branchId, host] = ['id', 'branch_id', 'host'].map((key) => textOf(fields, key));
+  if (id === undefined || branchId === undefined || host === undefined) return undefined;
   checkId('endpoint id', id, RESOURCE_ID);
   checkId('endpoint "branch_id"', branchId, RESOURCE_ID);
   return { id, branchId, host, computeHosts: computeHostsOf(fields.get('group')) };
@@ -394,11 +393,12 @@ function endpointOf(value: unknown): EndpointHosts | undefined {
 
 /** The hosts of a compute group's computes; an endpoint without a group (older answers) has none. */
 function computeHostsOf(group: unknown): string[] {
-  const { computes } = Object(group) as { computes?: unknown };
+  const computes = fieldsOf(group).get('computes');
   if (!Array.isArray(computes)) return [];
   return computes.flatMap((compute: unknown) => {
-    const { compute_host: host, compute_pooled_host: pooled } = Object(compute) as Body;
-    return [host, pooled].filter((h): h is string => typeof h === 'string' && h !== '');
+    const fields = fieldsOf(compute);
+    const hosts = [textOf(fields, 'compute_host'), textOf(fields, 'compute_pooled_host')];
+    return hosts.filter((host): host is string => host !== undefined && host !== '');
   });
 }
 

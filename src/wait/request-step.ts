@@ -20,6 +20,7 @@ import {
 import { systemClock } from '../util/clock.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
+import { fieldsOf } from '../util/fields.js';
 
 /** What the wait follows once the request is done. */
 export type Follow =
@@ -219,11 +220,7 @@ async function deleteBranch(
 
 /** The branch a creation's answer holds. */
 function branchOfAnswer(response: unknown): Branch {
-  const field =
-    response && typeof response === 'object'
-      ? new Map(Object.entries(response)).get('branch')
-      : undefined;
-  const branch = branchOf(field);
+  const branch = branchOf(fieldsOf(response).get('branch'));
   if (branch) return branch;
   throw new ApiError('The API answered the creation of a branch without a readable branch.', 201);
 }
