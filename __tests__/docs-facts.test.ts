@@ -7,7 +7,6 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { INPUTS } from '../src/inputs.js';
-import { NeonClient } from '../src/neon/client.js';
 import type { Transport } from '../src/neon/http.js';
 import { API_STATUSES, isInProgress } from '../src/neon/operation-status.js';
 import { requestRules, sendRequest } from '../src/neon/request.js';
@@ -16,6 +15,7 @@ import { readSettings } from '../src/settings.js';
 import { InputError } from '../src/util/errors.js';
 import { aggregateStatus, DEFAULT_POLICY, FAIL_ON_CHOICES, verdictOf } from '../src/wait/status.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
+import { clientOver, jsonReply } from './helpers/stub-api.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const page = (file: string): string => readFileSync(join(root, file), 'utf8');
@@ -104,26 +104,16 @@ async function retriedStatuses(candidates: number[]): Promise<number[]> {
   for (const status of candidates) {
     const clock = new SimulatedClock(Date.UTC(2026, 0, 1));
     let sent = 0;
-    const reply = (code: number, body: unknown) => ({
-      status: code,
-      headers: {},
-      text: JSON.stringify(body)
-    });
     const transport: Transport = {
       // The project's operations, looked at on a 423: none in progress.
-      get: async () => reply(200, { operations: [] }),
+      get: async () => jsonReply(200, { operations: [] }),
       send: async () =>
         sent++ === 0
-          ? reply(status, { message: `answered ${status}` })
-          : reply(201, { operations: [] }),
+          ? jsonReply(status, { message: `answered ${status}` })
+          : jsonReply(201, { operations: [] }),
       close: async () => undefined
     };
-    const client = new NeonClient({
-      baseUrl: 'http://127.0.0.1:9/api/v2',
-      apiKey: 'k',
-      transport,
-      clock
-    });
+    const client = clientOver(transport, clock);
     const request = {
       method: 'POST' as const,
       path: '/projects/p/branches',

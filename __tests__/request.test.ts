@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { NeonClient } from '../src/neon/client.js';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
 import { requestRules, sendRequest } from '../src/neon/request.js';
 import { typicalDurations } from '../src/wait/history.js';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
+import { clientOver, jsonReply } from './helpers/stub-api.js';
 
 const PROJECT = 'spring-example-302709';
 const ROOT_DIR = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -43,11 +43,6 @@ function project(
 ) {
   const sent: Array<{ method: string; at: number }> = [];
   let lists = 0;
-  const reply = (status: number, body: unknown) => ({
-    status,
-    headers: {},
-    text: JSON.stringify(body)
-  });
   const locked = () => clock.elapsed < lockedUntil;
   const transport: Transport = {
     get: async (url: string) => {
@@ -63,34 +58,32 @@ function project(
         created_at
       };
       if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
-        return reply(200, { operation: op });
+        return jsonReply(200, { operation: op });
       const query = new URL(url).searchParams;
       const limit = Number(query.get('limit') ?? 10);
       const from = Number(query.get('cursor') ?? 0);
       const page = [...newer, op].slice(from, from + limit);
-      return reply(200, { operations: page, pagination: { cursor: String(from + page.length) } });
+      return jsonReply(200, {
+        operations: page,
+        pagination: { cursor: String(from + page.length) }
+      });
     },
     send: async (method: RequestMethod) => {
       sent.push({ method, at: clock.elapsed });
       const status = answer?.() ?? (locked() ? 423 : 201);
       if (status === 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
       if (status === 423)
-        return reply(423, {
+        return jsonReply(423, {
           code: 'LOCKED',
           message:
             'project already has running conflicting operations, scheduling of new ones is prohibited'
         });
-      if (status >= 300) return reply(status, { message: `refused with ${status}` });
-      return reply(201, { branch: { id: 'br-new' }, operations: [] });
+      if (status >= 300) return jsonReply(status, { message: `refused with ${status}` });
+      return jsonReply(201, { branch: { id: 'br-new' }, operations: [] });
     },
     close: async () => undefined
   };
-  const client = new NeonClient({
-    baseUrl: 'http://127.0.0.1:9/api/v2',
-    apiKey: 'k',
-    transport,
-    clock
-  });
+  const client = clientOver(transport, clock);
   const log: string[] = [];
   const send = (method: RequestMethod, timeoutMs = 60_000, rules = requestRules(method)) =>
     sendRequest(

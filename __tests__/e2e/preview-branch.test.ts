@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT, runAction } from '../helpers/run-action.js';
-import { PROJECT, simulate } from '../helpers/sim.js';
+import { PROJECT, projectInputs, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -32,7 +32,7 @@ const named = (name: string) => sim!.branches(PROJECT).filter((b) => b.name === 
 describe('a preview branch through dist', () => {
   it('opened: created; rerun: adopted; closed: deleted; closed again: already gone', async () => {
     sim = await start();
-    const inputs = { api_key: DEFAULT_KEY, api_host: sim.url, project_id: PROJECT, interval: '1s' };
+    const inputs = projectInputs(sim);
     const create = { ...inputs, create_branch: 'preview/pr-1', expires_in: '7d' };
 
     const opened = await runAction({ inputs: create });

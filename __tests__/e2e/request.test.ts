@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT, runAction } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { DEFAULT_KEY, PROJECT, projectInputs, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -30,14 +30,7 @@ describe('request through dist', () => {
   it('the action: created, waited for, the URI only in the database_url output', async () => {
     sim = await simulate([]);
     const run = await runAction({
-      inputs: {
-        api_key: DEFAULT_KEY,
-        api_host: sim.url,
-        project_id: PROJECT,
-        request: 'POST /projects/{project_id}/branches',
-        body: BODY,
-        interval: '1s'
-      }
+      inputs: projectInputs(sim, { request: 'POST /projects/{project_id}/branches', body: BODY })
     });
     expect(run.code).toBe(0);
     expect(run.outputs.status).toBe('finished');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
 import { NODE, ROOT, runAction } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { DEFAULT_KEY, PROJECT, projectInputs, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -26,14 +26,7 @@ describe('a new API key through dist', () => {
   it('the action: masked, `***` in the response output, nowhere in clear', async () => {
     sim = await simulate([]);
     const run = await runAction({
-      inputs: {
-        api_key: DEFAULT_KEY,
-        api_host: sim.url,
-        project_id: PROJECT,
-        request: 'POST /api_keys',
-        body: BODY,
-        interval: '1s'
-      }
+      inputs: projectInputs(sim, { request: 'POST /api_keys', body: BODY })
     });
     expect(sim.requests.filter((r) => r.method === 'POST' && r.status === 200)).toHaveLength(1);
     expect(run.code).toBe(0);

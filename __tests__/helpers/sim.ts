@@ -10,6 +10,15 @@ import { type Simulator, type SimulatorOptions, startSimulator } from '../../sim
 export const PROJECT = 'misty-field-123456';
 export { DEFAULT_KEY };
 
+/** The action's inputs for the test project on `sim` (checks 1 s apart), and `more` on top. */
+export const projectInputs = (sim: Simulator, more: Record<string, string> = {}) => ({
+  api_key: DEFAULT_KEY,
+  api_host: sim.url,
+  project_id: PROJECT,
+  interval: '1s',
+  ...more
+});
+
 /**
  * A fresh simulator for one test. Operation timelines count from the first request it receives, not
  * from its start: a process that starts late (a busy machine) sees the same story.
