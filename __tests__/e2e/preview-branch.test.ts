@@ -4,14 +4,14 @@
  * appear in their masked outputs (and the dotenv file) only.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
-import { NODE, ROOT, runAction } from '../helpers/run-action.js';
+import { runAction } from '../helpers/run-action.js';
 import { PROJECT, projectInputs, simulate } from '../helpers/sim.js';
+import { projectFlags, runBuiltCommand } from '../helpers/command.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -75,19 +75,10 @@ describe('a preview branch through dist', () => {
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-dotenv-'));
     try {
       const dotenv = join(dir, 'branch.env');
-      const args = [
-        join(ROOT, 'dist', 'cli', 'index.js'),
-        ...['--api-host', sim.url, '--interval', '1s', '--project-id', PROJECT],
-        ...['--create-branch', 'preview/pr-1', '--dotenv', dotenv, '--json']
-      ];
-      const child = spawn(NODE, args, {
-        env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY }
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const code = await new Promise((resolve) => child.on('close', resolve));
+      const { code, stdout, stderr } = await runBuiltCommand(
+        [...projectFlags(sim), '--create-branch', 'preview/pr-1', '--dotenv', dotenv, '--json'],
+        { home: dir }
+      );
       expect(code).toBe(0);
       const lines = readFileSync(dotenv, 'utf8').trim().split('\n');
       const env = Object.fromEntries(

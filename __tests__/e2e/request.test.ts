@@ -4,13 +4,13 @@
  * the `database_url` output only.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
-import { NODE, ROOT, runAction } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, projectInputs, simulate } from '../helpers/sim.js';
+import { runAction } from '../helpers/run-action.js';
+import { PROJECT, projectInputs, simulate } from '../helpers/sim.js';
+import { projectFlags, runBuiltCommand } from '../helpers/command.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -61,21 +61,14 @@ describe('request through dist', () => {
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-request-'));
     try {
       const junit = join(dir, 'junit.xml');
-      const args = [
-        join(ROOT, 'dist', 'cli', 'index.js'),
-        ...['--api-host', sim.url, '--interval', '1s', '--project-id', PROJECT],
-        ...['--request', 'POST /projects/{project_id}/branches', '--body', '-'],
-        ...['--json', '--junit', junit]
-      ];
-      const child = spawn(NODE, args, {
-        env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY }
-      });
-      child.stdin.end(BODY);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise((resolve) => child.on('close', resolve));
+      const { code, stdout, stderr } = await runBuiltCommand(
+        [
+          ...projectFlags(sim),
+          ...['--request', 'POST /projects/{project_id}/branches', '--body', '-'],
+          ...['--json', '--junit', junit]
+        ],
+        { home: dir, stdin: BODY }
+      );
       expect(code).toBe(0);
       const json = JSON.parse(stdout) as Record<string, unknown>;
       expect(json).toMatchObject({ status: 'finished', request_status: 201, request_attempts: 1 });

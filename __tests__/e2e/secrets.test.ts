@@ -4,13 +4,13 @@
  * runner's `::add-mask::`.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
-import { NODE, ROOT, runAction } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, projectInputs, simulate } from '../helpers/sim.js';
+import { runAction } from '../helpers/run-action.js';
+import { projectInputs, simulate } from '../helpers/sim.js';
+import { projectFlags, runBuiltCommand } from '../helpers/command.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -40,19 +40,10 @@ describe('a new API key through dist', () => {
     sim = await simulate([]);
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-secrets-'));
     try {
-      const args = [
-        join(ROOT, 'dist', 'cli', 'index.js'),
-        ...['--api-host', sim.url, '--interval', '1s', '--project-id', PROJECT],
-        ...['--request', 'POST /api_keys', '--body', BODY, '--json']
-      ];
-      const child = spawn(NODE, args, {
-        env: { PATH: process.env.PATH ?? '', HOME: dir, NEON_API_KEY: DEFAULT_KEY }
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise((resolve) => child.on('close', resolve));
+      const { code, stdout, stderr } = await runBuiltCommand(
+        [...projectFlags(sim), '--request', 'POST /api_keys', '--body', BODY, '--json'],
+        { home: dir }
+      );
       expect(code).toBe(0);
       expect(sim.requests.filter((r) => r.method === 'POST' && r.status === 200)).toHaveLength(1);
       expect(stdout + stderr).not.toMatch(NEW_KEY);

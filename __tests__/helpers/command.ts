@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Simulator } from '../../simulator/server.js';
 import { readJunit } from './junit.js';
-import { PROJECT } from './sim.js';
+import { NODE, ROOT } from './run-action.js';
+import { DEFAULT_KEY, PROJECT } from './sim.js';
 
 // What the command's tests share, in-process (command.test.ts) and spawned (e2e/cli.test.ts).
 
@@ -14,14 +16,39 @@ export function reportFiles(dir: string): { junit: string; summary: string } {
 
 export const apiFlags = (sim: Simulator): string[] => ['--api-host', sim.url, '--interval', '1s'];
 
-/** The flags of a wait for one operation of the test project. */
-export const waitForFlags = (sim: Simulator, id: string): string[] => [
+/** The flags that point the command at the test project. */
+export const projectFlags = (sim: Simulator): string[] => [
   ...apiFlags(sim),
   '--project-id',
-  PROJECT,
+  PROJECT
+];
+
+/** The flags of a wait for one operation of the test project. */
+export const waitForFlags = (sim: Simulator, id: string): string[] => [
+  ...projectFlags(sim),
   '--operation-id',
   id
 ];
+
+/**
+ * The built command (dist/cli) run as a user runs it, its key in `NEON_API_KEY` and its home in
+ * `home`; `stdin` written, then closed. What it printed, once it has exited.
+ */
+export async function runBuiltCommand(
+  args: string[],
+  { home, stdin = '' }: { home: string; stdin?: string }
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(NODE, [join(ROOT, 'dist', 'cli', 'index.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, NEON_API_KEY: DEFAULT_KEY }
+  });
+  child.stdin.end(stdin);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
 
 /** The JUnit file as a JUnit reader (junit2json) reads it, not as text. */
 export const parseJunit = (path: string) => readJunit(readFileSync(path, 'utf8'));
