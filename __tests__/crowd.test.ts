@@ -12,7 +12,7 @@ import {
   oneJobLocked
 } from '../bench/locked.js';
 import { actionPeer, crowdOfOneAccount, runPeer } from '../bench/peers.js';
-import { lockLookMs, nextLookMs } from '../src/neon/request.js';
+import { lockLookMs, nextLookMs } from '../src/neon/send.js';
 
 describe('a crowd of 100 jobs of one account (simulated time)', () => {
   it.each([7, 11, 23])(

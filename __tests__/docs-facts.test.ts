@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { INPUTS } from '../src/inputs.js';
 import type { Transport } from '../src/neon/http.js';
 import { API_STATUSES, isInProgress } from '../src/neon/operation-status.js';
-import { requestRules, sendRequest } from '../src/neon/request.js';
+import { requestRules, sendRequest } from '../src/neon/send.js';
 import { OUTPUTS } from '../src/outputs.js';
 import { readSettings } from '../src/settings.js';
 import { InputError } from '../src/util/errors.js';
@@ -126,7 +126,7 @@ async function retriedStatuses(candidates: number[]): Promise<number[]> {
   return retried;
 }
 
-describe("the answers a request is sent again after (src/neon/request.ts's rules)", () => {
+describe("the answers a request is sent again after (src/neon/send.ts's rules)", () => {
   const CANDIDATES = [400, 401, 403, 404, 408, 409, 410, 422, 423, 425, 429, 500, 502, 503, 504];
   let retried: number[] = [];
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
-import { requestRules, sendRequest } from '../src/neon/request.js';
+import { requestRules, sendRequest } from '../src/neon/send.js';
 import { typicalDurations } from '../src/wait/history.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/request-rules.js';
+import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/answer-rules.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 import { clientOver, jsonReply } from './helpers/stub-api.js';
@@ -243,7 +243,7 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     const clock = new SimulatedClock(EPOCH);
     let n = 0;
     const p = project(clock, 0, () => (n++ < 1 ? 0 : 409));
-    const outcome = await p.send('POST', 60_000, 'create_branch');
+    const outcome = await p.send('POST', 60_000, REQUEST_RULES.create_branch);
     expect(outcome).toMatchObject({ status: 409, ended: 'adopt', attempts: 2 });
     expect(outcome.unansweredAt).toBe(EPOCH);
     expect(p.log[0]).toMatch(/safe to send again/);
@@ -252,7 +252,7 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
   it('delete_branch: a 404 is "gone", not an error', async () => {
     const clock = new SimulatedClock(EPOCH);
     const p = project(clock, 0, () => 404);
-    const outcome = await p.send('DELETE', 60_000, 'delete_branch');
+    const outcome = await p.send('DELETE', 60_000, REQUEST_RULES.delete_branch);
     expect(outcome).toMatchObject({ status: 404, ended: 'gone', attempts: 1 });
   });
 

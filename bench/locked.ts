@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
 import { createTransport } from '../src/neon/http.js';
-import type { RequestKind } from '../src/neon/request.js';
+import type { RequestKind } from '../src/neon/send.js';
 import { type WaitResult, waitFor } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
 import {

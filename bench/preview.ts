@@ -2,7 +2,7 @@ import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenari
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
-import type { RequestKind } from '../src/neon/request.js';
+import type { RequestKind } from '../src/neon/send.js';
 import { runActionStep, send } from './locked.js';
 import {
   EPOCH,

@@ -15,7 +15,7 @@ import {
   readDuration,
   readField
 } from './settings/fields.js';
-import { operationIdsInput, operationsInput } from './settings/operations.js';
+import { operationIdsInput, operationsInput } from './settings/operation-ids.js';
 import { sinceInput } from './settings/since.js';
 
 /** What a run was asked to do, checked before any request is sent. Only this module interprets inputs. */

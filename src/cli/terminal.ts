@@ -1,5 +1,5 @@
 import type { AwaitedOperation } from '../neon/operation.js';
-import type { RequestOutcome } from '../neon/request.js';
+import type { RequestOutcome } from '../neon/send.js';
 import { PROGRESS_CHOICES } from '../inputs.js';
 import { readChoices } from '../settings/fields.js';
 import { formatDuration } from '../util/duration.js';

@@ -1,5 +1,5 @@
 import type { NeonClient } from './client.js';
-import { fieldsOf, textOf } from '../util/fields.js';
+import { fieldsOf, textOf } from '../util/json-fields.js';
 import { RESOURCE_ID } from './operation.js';
 
 /** A branch as the step reads it from the API (`Branch` in the OpenAPI document). */

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { fieldsOf, textOf } from '../util/fields.js';
+import { fieldsOf, textOf } from '../util/json-fields.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact, registerSecret } from '../util/redact.js';
 import { secretsOf } from '../database/url.js';

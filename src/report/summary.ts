@@ -6,7 +6,7 @@ import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
 import type { BranchOutcome } from '../neon/branches.js';
-import type { RequestOutcome } from '../neon/request.js';
+import type { RequestOutcome } from '../neon/send.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus } from '../neon/operation-status.js';
 import { shownAs, statusLabel, statusMarker } from '../wait/status.js';

@@ -1,5 +1,5 @@
 import { REQUEST_METHODS } from '../neon/http.js';
-import type { RequestKind } from '../neon/request.js';
+import type { RequestKind } from '../neon/send.js';
 import type { InputReader } from '../settings.js';
 import { type Field, invalid, readDuration } from './fields.js';
 import type { InputName } from '../inputs.js';

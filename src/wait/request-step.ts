@@ -16,11 +16,12 @@ import {
   type RequestOutcome,
   requestRules,
   sendRequest
-} from '../neon/request.js';
+} from '../neon/send.js';
+import { READ_RULES, REQUEST_RULES } from '../neon/answer-rules.js';
 import { systemClock } from '../util/clock.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
-import { fieldsOf } from '../util/fields.js';
+import { fieldsOf } from '../util/json-fields.js';
 
 /** What the wait follows once the request is done. */
 export type Follow =
@@ -87,7 +88,8 @@ async function createBranch(
     method: 'POST',
     path,
     body: JSON.stringify(body),
-    rules: 'create_branch'
+    rules: REQUEST_RULES.create_branch,
+    action: 'create_branch'
   } as const;
   const outcome = await sendRequest(request, deadline, deps);
   if (outcome.ended === 'accept') {
@@ -201,7 +203,7 @@ async function deleteBranch(
     );
   const path = `${projectPath(projectId)}/branches/${encodeURIComponent(found.id)}`;
   const outcome = await sendRequest(
-    { method: 'DELETE', path, rules: 'delete_branch' },
+    { method: 'DELETE', path, rules: REQUEST_RULES.delete_branch, action: 'delete_timeline' },
     deadline,
     deps
   );
@@ -257,7 +259,7 @@ async function connectionOf(
     const path = `${projectPath(projectId)}/connection_uri?${query}`;
     const quiet = { ...deps, onProgress: undefined };
     try {
-      return (await sendRequest({ method: 'GET', path, rules: 'read' }, deadline, quiet))
+      return (await sendRequest({ method: 'GET', path, rules: READ_RULES }, deadline, quiet))
         .databaseUrl;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

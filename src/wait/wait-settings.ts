@@ -1,5 +1,5 @@
 import type { Operation } from '../neon/operation.js';
-import type { RequestKind } from '../neon/request.js';
+import type { RequestKind } from '../neon/send.js';
 import type { JobMark } from './job-mark.js';
 import type { FailurePolicy } from './status.js';
 

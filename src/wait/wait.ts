@@ -18,7 +18,7 @@ import { isInProgress } from '../neon/operation-status.js';
 import { type FailurePolicy, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
 
-import type { RequestOutcome } from '../neon/request.js';
+import type { RequestOutcome } from '../neon/send.js';
 import { performRequest } from './request-step.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */

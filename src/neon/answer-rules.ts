@@ -31,6 +31,9 @@ export type AnswerClass = (typeof ANSWER_CLASSES)[number];
 export type Rule =
   'accept' | 'adopt' | 'gone' | 'resend' | 'unconfirmed' | 'await_lock' | 'retry' | 'refuse';
 
+/** One row: what each class of answer means for one kind of request. */
+export type Rules = Readonly<Record<AnswerClass, Rule>>;
+
 /** The rows: `read` and `write` are the `request` input's (a GET, any other method). */
 export type RuleSet = 'read' | 'write' | 'create_branch' | 'delete_branch';
 
@@ -43,7 +46,10 @@ export const REQUEST_RULES = {
   create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
   // A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked.
   delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
-} as const satisfies Record<RuleSet, Record<AnswerClass, Rule>>;
+} as const satisfies Record<RuleSet, Rules>;
+
+export const READ_RULES: Rules = REQUEST_RULES.read;
+export const WRITE_RULES: Rules = REQUEST_RULES.write;
 
 /** The class of an HTTP status (`undefined`: no answer came). */
 export function answerClass(status: number | undefined): AnswerClass {
@@ -59,5 +65,5 @@ export function answerClass(status: number | undefined): AnswerClass {
   return byStatus[status] ?? 'other';
 }
 
-export const ruleFor = (rules: RuleSet, status: number | undefined): Rule =>
-  REQUEST_RULES[rules][answerClass(status)];
+export const ruleFor = (rules: Rules, status: number | undefined): Rule =>
+  rules[answerClass(status)];

@@ -6,7 +6,7 @@ import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branches.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
-import { type Rule, ruleFor, type RuleSet } from './request-rules.js';
+import { READ_RULES, type Rule, ruleFor, type Rules, WRITE_RULES } from './answer-rules.js';
 import { LAST_TRY_LEAD_MS, MIN_GAP_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
 
@@ -34,12 +34,14 @@ export interface ApiRequest {
   path: string;
   /** JSON text, sent as given. */
   body?: string;
-  rules: RuleSet;
+  rules: Rules;
+  /** The action of the first operation it starts (a typed kind says it): its history says how long it takes. */
+  action?: string;
 }
 
 /** The `request` input's row: a GET is safe to send again, any other method is not. */
-export const requestRules = (method: RequestMethod): RuleSet =>
-  method === 'GET' ? 'read' : 'write';
+export const requestRules = (method: RequestMethod): Rules =>
+  method === 'GET' ? READ_RULES : WRITE_RULES;
 
 /** What happened to the request: the answer accepted, and what it cost to get it. */
 export interface RequestOutcome {
@@ -132,15 +134,9 @@ export function nextLookMs(
  */
 export const MUTATION_FLOOR_MS = 5000;
 
-/** The action of the first operation each typed kind of mutation starts: its history says how long it takes. */
-const KIND_ACTIONS = {
-  create_branch: 'create_branch',
-  delete_branch: 'delete_timeline'
-} as const satisfies Record<Exclude<RuleSet, 'read' | 'write'>, string>;
-
 /**
- * The same for a free-form `request:` (rows `read` and `write`), which says only its method and
- * path: the mutations users send most. Still needed for those; a typed kind is never looked up here.
+ * The action of the first operation a free-form `request:` starts, which says only its method and
+ * path: the mutations users send most. A typed kind names its own (`ApiRequest.action`).
  */
 const MUTATION_KINDS: Array<[RegExp, string]> = [
   [/^POST \/projects\/[^/]+\/branches$/, 'create_branch'],
@@ -152,8 +148,7 @@ const MUTATION_KINDS: Array<[RegExp, string]> = [
 
 /** The action of the first operation a mutation starts; undefined when neither its kind nor its path says. */
 function actionOf(request: ApiRequest): string | undefined {
-  const { rules } = request;
-  if (rules !== 'read' && rules !== 'write') return KIND_ACTIONS[rules];
+  if (request.action !== undefined) return request.action;
   const named = `${request.method} ${request.path}`;
   return MUTATION_KINDS.find(([pattern]) => pattern.test(named))?.[1];
 }
