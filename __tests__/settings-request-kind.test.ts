@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { inputErrorOf as inputErrorIn, settingsOf as settingsIn } from './helpers/settings.js';
 
-// The request grammar (src/settings/request.ts): `request`'s path as the URL parser resolves it, and
+// The request kinds' inputs (src/requests/): `request`'s path as the URL parser resolves it, and
 // the preview-branch inputs read into one typed request, refused before anything is sent.
 
 const PROJECT = 'spring-example-302709';
@@ -47,6 +47,17 @@ describe('create_branch and delete_branch: one typed request', () => {
       roleName: 'app',
       databaseName: 'appdb'
     });
+  });
+
+  it('a name is counted in characters (code points), as the OpenAPI maxLength of 256 counts it', () => {
+    const emoji = '🌿'.repeat(200); // 400 UTF-16 units
+    expect(settingsOf({ create_branch: emoji }).request).toMatchObject({ name: emoji });
+    expect(settingsOf({ delete_branch: '🌿'.repeat(256) }).request).toMatchObject({
+      branch: '🌿'.repeat(256)
+    });
+    const error = inputErrorOf({ create_branch: '🌿'.repeat(257) });
+    expect(error.input).toBe('create_branch');
+    expect(error.message).toMatch(/of 1 to 256 characters.*; it has 257 characters\./);
   });
 
   it('delete_branch by name or id', () => {
