@@ -23,7 +23,7 @@ const KINDS = {
   request: apiRequest,
   create_branch: createBranch,
   delete_branch: deleteBranch
-};
+} satisfies { [N in InputName]?: RequestKindModule<{ kind: N }> };
 
 type Kinds = typeof KINDS;
 type KindOf<M> = M extends RequestKindModule<infer K> ? K : never;
@@ -35,6 +35,7 @@ export type RequestKind = KindMap[keyof Kinds];
 
 /** Each kind's module, typed by its name: a kind's request reaches its own module only. */
 const MODULES: { [N in keyof Kinds]: RequestKindModule<KindMap[N]> } = KINDS;
+/** The kinds' names in the table's order (`Object.keys` is typed `string[]`: the filter narrows it). */
 const NAMES = Object.keys(MODULES).filter((name): name is keyof Kinds => name in MODULES);
 
 /**
@@ -67,15 +68,7 @@ export function readRequest(input: InputReader, context: ReadContext): RequestKi
       words ? words(named, asked) : `is an input of ${named(name)}, which is not set.`
     );
   }
-  return asked && readAs(asked, input, context);
-}
-
-function readAs<N extends keyof Kinds>(
-  name: N,
-  input: InputReader,
-  context: ReadContext
-): KindMap[N] {
-  return MODULES[name].read(input, context);
+  return asked && MODULES[asked].read(input, context);
 }
 
 /** The kinds whose answer gives a branch's connection (`database_url: response`), by input. */
@@ -83,7 +76,8 @@ export const CONNECTING_KINDS: readonly InputName[] = NAMES.filter(
   (name) => MODULES[name].connects
 );
 
-function performAs<N extends keyof Kinds>(
+/** A typed request, performed by its own kind's module. */
+function performRequest<N extends keyof Kinds>(
   request: KindMap[N] & { kind: N },
   deadline: number,
   deps: StepDeps
@@ -147,7 +141,7 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
       awaits,
       durations
     };
-    const done = await performAs(request, deadline, sending);
+    const done = await performRequest(request, deadline, sending);
     outcome = done.outcome;
     const { follow } = done;
     if (follow === 'nothing') return { ...ended({ status: WAIT_STATUS.idle }), projectId };

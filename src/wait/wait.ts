@@ -127,7 +127,9 @@ export async function waitFor(
     const left = formatDuration(Math.max(0, deadline - clock.now()));
     const limit = formatDuration(settings.timeoutMs);
     if (settings.wait)
-      log.info(`${mode.goal} (${stepStartedAt ? `${left} left` : `timeout ${limit}`}).`);
+      log.info(
+        `${mode.goal} (${stepStartedAt === undefined ? `timeout ${limit}` : `${left} left`}).`
+      );
 
     const pace = new Pace();
     let checkedAt = startedAt;
