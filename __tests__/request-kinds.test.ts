@@ -91,6 +91,11 @@ describe('create_branch and delete_branch: one typed request', () => {
     [{ delete_branch: 'x', expires_in: '7d' }, 'expires_in', /input of input 'create_branch'/],
     [{ create_branch: 'x', body: '{}' }, 'body', /writes its own/],
     [
+      { delete_branch: 'x', body: '{}' },
+      'body',
+      /is the body of input 'request'; input 'delete_branch' writes its own request/
+    ],
+    [
       { database_url: 'response', delete_branch: 'x' },
       'database_url',
       /needs input 'request' or input 'create_branch'/
