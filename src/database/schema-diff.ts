@@ -281,8 +281,18 @@ interface Statement {
   body?: string;
 }
 
-/** The object a statement's first line creates, or `other`. */
+/** The object a statement's first line creates, or `other`; names as pg_dump's comments write them (unquoted). */
 function statementOf(text: string): Statement {
+  const statement = createdBy(text);
+  const table = statement.table === undefined ? {} : { table: unquote(statement.table) };
+  return { ...statement, name: unquote(statement.name), ...table };
+}
+
+/** `public."Order"` → `public.Order`, `"a""b"` → `a"b`. */
+const unquote = (name: string): string =>
+  name.replace(/"((?:[^"]|"")*)"/g, (_, inner: string) => inner.replace(/""/g, '"'));
+
+function createdBy(text: string): Statement {
   let m: RegExpExecArray | null;
   if ((m = /^CREATE (?:UNLOGGED |FOREIGN )?TABLE (\S+)/.exec(text)))
     return {
@@ -426,7 +436,8 @@ function endBlock(
   place.block = undefined;
   if (place.loose.length === 0) return;
   // pg_dump follows a table with `ALTER TABLE x OWNER TO …` two blank lines below.
-  const table = next && /^ALTER TABLE (?:ONLY )?(\S+) OWNER TO /.exec(next)?.[1];
+  const owner = next && /^ALTER TABLE (?:ONLY )?(\S+) OWNER TO /.exec(next)?.[1];
+  const table = owner && unquote(owner);
   endLoose(place, side, table || `?${hunk}`, Boolean(table), facts);
 }
 
