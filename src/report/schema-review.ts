@@ -8,13 +8,8 @@
  */
 import { defuse, truncate } from '../util/text.js';
 import { code } from './markdown.js';
-import {
-  type ChangeCount,
-  type DestructiveChange,
-  SCHEMA_OBJECT_KINDS,
-  type SchemaDiff,
-  type SchemaObjectKind
-} from '../database/schema-diff.js';
+import type { ChangeCount, DestructiveChange, SchemaDiff } from '../database/schema-diff.js';
+import { SCHEMA_OBJECT_KINDS, type SchemaObjectKind } from '../database/dump-reader.js';
 
 /** Each kind's words, singular and plural. */
 const KIND_WORDS: Record<SchemaObjectKind, [string, string]> = {
