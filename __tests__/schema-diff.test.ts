@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { readSchemaDiff } from '../src/database/schema-diff.js';
+import { readFileSync } from 'node:fs';
+import { DESTRUCTIVE_DROPS, readSchemaDiff } from '../src/database/schema-diff.js';
+import { SCHEMA_OBJECT_KINDS, type SchemaObjectKind } from '../src/database/dump-reader.js';
 import { compareColumnTypes } from '../src/database/column-types.js';
 import { readUnifiedDiff } from '../src/database/unified-diff.js';
 import {
@@ -285,4 +287,17 @@ describe('compareColumnTypes', () => {
     ['int4', 'integer', 'same'],
     ['VARCHAR(20)', 'character varying(20)', 'same']
   ])('%s → %s: %s', (from, to, expected) => expect(compareColumnTypes(from, to)).toBe(expected));
+});
+
+describe('docs/schema-review.md', () => {
+  const doc = readFileSync(new URL('../docs/schema-review.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| ([a-z ]+?) +\| (yes|no|unique ones only) +\|/gm)].map(
+    ([, kind, named]) => [kind, named]
+  );
+  const namedWhenDropped = (kind: SchemaObjectKind): string =>
+    DESTRUCTIVE_DROPS.has(kind) ? 'yes' : kind === 'index' ? 'unique ones only' : 'no';
+
+  it('lists every kind the review counts, in its order, with whether its drop is named', () => {
+    expect(rows).toEqual(SCHEMA_OBJECT_KINDS.map((kind) => [kind, namedWhenDropped(kind)]));
+  });
 });

@@ -50,11 +50,12 @@ export interface SchemaDiff {
   destructive: DestructiveChange[];
 }
 
-/** Kinds whose drop is destructive (an index only when unique; `other` never). */
-const DESTRUCTIVE_DROPS = new Set<SchemaObjectKind>([
+/** Kinds whose drop is destructive (an index only when unique; a column's is read by `readColumns`). */
+export const DESTRUCTIVE_DROPS = new Set<SchemaObjectKind>([
   'schema',
   'extension',
   'table',
+  'column',
   'view',
   'materialized view',
   'constraint',
