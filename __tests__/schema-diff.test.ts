@@ -120,6 +120,63 @@ describe('readSchemaDiff on migrations', () => {
   });
 });
 
+describe('readSchemaDiff on changes inside objects', () => {
+  it('names a CHECK constraint dropped from inside its table; one changed is a change', () => {
+    const read = readSchemaDiff(
+      schemaDiffOf([
+        ' CREATE TABLE public.accounts (',
+        '     id bigint NOT NULL,',
+        '     balance numeric(12,2) NOT NULL,',
+        '-    limit_cents integer,',
+        '-    CONSTRAINT positive_balance CHECK ((balance >= (0)::numeric)),',
+        '-    CONSTRAINT sane_limit CHECK ((limit_cents < 100000))',
+        '+    CONSTRAINT positive_balance CHECK ((balance > (0)::numeric))',
+        ' );'
+      ])
+    );
+    expect(read.destructive).toEqual([
+      { action: 'drops', kind: 'column', name: 'accounts.limit_cents' },
+      { action: 'drops', kind: 'constraint', name: 'sane_limit', on: 'accounts' }
+    ]);
+    expect(read.counts).toEqual({
+      table: { added: 0, removed: 0, changed: 1 },
+      column: { added: 0, removed: 1, changed: 0 },
+      constraint: { added: 0, removed: 1, changed: 1 }
+    });
+  });
+
+  it('counts an index whose definition changed as changed, not dropped', () => {
+    const read = readSchemaDiff(
+      schemaDiffOf([
+        ' -- Name: users_email_idx; Type: INDEX; Schema: public; Owner: neondb_owner',
+        ' --',
+        ' ',
+        '-CREATE UNIQUE INDEX users_email_idx ON public.users USING btree (email);',
+        '+CREATE UNIQUE INDEX users_email_idx ON public.users USING btree (lower((email)::text));',
+        ' ',
+        ' '
+      ])
+    );
+    expect(read.counts).toEqual({ index: { added: 0, removed: 0, changed: 1 } });
+    expect(read.destructive).toEqual([]);
+  });
+
+  it('reads a NOT NULL or a default added to a column as a change, not destructive', () => {
+    const read = readSchemaDiff(
+      schemaDiffOf([
+        ' CREATE TABLE public.users (',
+        '-    email text,',
+        '+    email text NOT NULL,',
+        '-    plan text',
+        "+    plan text DEFAULT 'free'::text",
+        ' );'
+      ])
+    );
+    expect(read.counts.column).toEqual({ added: 0, removed: 0, changed: 2 });
+    expect(read.destructive).toEqual([]);
+  });
+});
+
 describe('readSchemaDiff where the diff hides the table', () => {
   /** A column dropped deep in a long table: three lines of context show no CREATE TABLE line. */
   const deep = (after: string[]) =>

@@ -326,6 +326,21 @@ function readInside(
     if (changed) sighting.touched = true;
     if (column && changed)
       facts.columns.push({ ...column, table: sighting.name, tableKnown: true, side });
+    // pg_dump writes a CHECK constraint inside its table: `    CONSTRAINT name CHECK (…)`.
+    const check = /^ {4}CONSTRAINT (\S+) /.exec(text)?.[1];
+    if (check && changed) {
+      const name = `${sighting.name} ${unquote(check)}`;
+      const table = sighting.name;
+      facts.sightings.push({
+        key: `constraint:${name}`,
+        kind: 'constraint',
+        name,
+        table,
+        side,
+        defined: true,
+        touched: true
+      });
+    }
     return true;
   }
   if (!sighting && column) {
