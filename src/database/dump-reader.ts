@@ -52,6 +52,7 @@ const DUMP_TYPES: Record<string, SchemaObjectKind | 'default'> = {
   DEFAULT: 'default'
 };
 
+/** The old side of a hunk is its context and removed lines; the new side, its context and added ones. */
 export type Side = 'old' | 'new';
 
 /** One object as one side of one hunk shows it. */
@@ -68,6 +69,7 @@ export interface Sighting {
   touched: boolean;
 }
 
+/** A column's line, added or removed; `table` is `?n` (hunk n) when the diff does not show it. */
 export interface ColumnLine {
   table: string;
   tableKnown: boolean;
@@ -76,12 +78,14 @@ export interface ColumnLine {
   side: Side;
 }
 
+/** An enum value's line, added or removed. */
 export interface EnumLine {
   type: string;
   value: string;
   side: Side;
 }
 
+/** Everything both sides of every hunk showed. */
 export interface Facts {
   sightings: Sighting[];
   columns: ColumnLine[];
@@ -90,7 +94,6 @@ export interface Facts {
 
 const HEADER = /^-- Name: (.+?); Type: (.+?); Schema: (.+?); Owner: ?.*$/;
 
-/** What one side of a hunk shows, added to `facts`; `hunk`: its index, to tell apart what cannot be named. */
 /** Where the walk is: the object being read and the block it is in. */
 interface Place {
   sighting?: Sighting;
@@ -105,6 +108,7 @@ interface Place {
   loose: Omit<ColumnLine, 'table' | 'tableKnown'>[];
 }
 
+/** What one side of a hunk shows, added to `facts`; `hunk`: its index, to tell apart what cannot be named. */
 export function readSide(lines: DiffLine[], side: Side, hunk: number, facts: Facts): void {
   const shown = lines.filter((l) => l.op !== (side === 'old' ? '+' : '-'));
   const place: Place = { fromHeader: false, loose: [] };
@@ -228,48 +232,74 @@ function statementOf(text: string): Statement {
 const unquote = (name: string): string =>
   name.replace(/"((?:[^"]|"")*)"/g, (_, inner: string) => inner.replace(/""/g, '"'));
 
-function createdBy(text: string): Statement {
-  let m: RegExpExecArray | null;
-  if ((m = /^CREATE (?:UNLOGGED |FOREIGN )?TABLE (\S+)/.exec(text)))
-    return {
+/**
+ * The statements pg_dump starts at column 0, each with the object it makes from the pattern's
+ * groups (a group left out is `''`). The first that matches wins; any other line is `other`.
+ */
+const STATEMENTS: Array<[RegExp, (groups: string[], text: string) => Statement]> = [
+  [
+    /^CREATE (?:UNLOGGED |FOREIGN )?TABLE (\S+)/,
+    ([name = ''], text) => ({
       kind: 'table',
-      name: m[1] as string,
-      block: text.endsWith('(') ? 'columns' : undefined
-    };
-  if ((m = /^CREATE (UNIQUE )?INDEX (\S+) ON (?:ONLY )?(\S+)/.exec(text))) {
-    const table = m[3] as string;
-    return { kind: 'index', name: `${schemaOf(table)}${m[2]}`, table, unique: Boolean(m[1]) };
+      name,
+      ...(text.endsWith('(') && { block: 'columns' })
+    })
+  ],
+  [
+    /^CREATE (UNIQUE )?INDEX (\S+) ON (?:ONLY )?(\S+)/,
+    ([unique, name, table = '']) => ({
+      kind: 'index',
+      name: `${schemaOf(table)}${name}`,
+      table,
+      unique: unique !== ''
+    })
+  ],
+  [
+    /^CREATE (?:OR REPLACE )?(?:FUNCTION|PROCEDURE|AGGREGATE) ([^(\s]+)/,
+    ([name = ''], text) => ({ kind: 'function', name, body: dollarTag(text) })
+  ],
+  [/^CREATE MATERIALIZED VIEW (\S+)/, ([name = '']) => ({ kind: 'materialized view', name })],
+  [/^CREATE (?:OR REPLACE )?VIEW (\S+)/, ([name = '']) => ({ kind: 'view', name })],
+  [/^CREATE SEQUENCE (\S+)/, ([name = '']) => ({ kind: 'sequence', name })],
+  [/^CREATE TYPE (\S+) AS ENUM/, ([name = '']) => ({ kind: 'type', name, block: 'enum' })],
+  [/^CREATE (?:TYPE|DOMAIN) (\S+)/, ([name = '']) => ({ kind: 'type', name })],
+  [
+    /^CREATE (?:CONSTRAINT )?TRIGGER (\S+) .* ON (\S+)/,
+    ([name, table = '']) => ({ kind: 'trigger', name: `${table} ${name}`, table })
+  ],
+  [
+    /^CREATE EXTENSION (?:IF NOT EXISTS )?(\S+?);?(?: |$)/,
+    ([name = '']) => ({ kind: 'extension', name })
+  ],
+  [/^CREATE SCHEMA (\S+?);?$/, ([name = '']) => ({ kind: 'schema', name })],
+  [
+    /^CREATE POLICY (\S+) ON (\S+)/,
+    ([name, table = '']) => ({ kind: 'policy', name: `${table} ${name}`, table })
+  ],
+  [
+    /^ALTER TABLE (?:ONLY )?(\S+) ALTER COLUMN (\S+) SET DEFAULT/,
+    ([table = '', column]) => ({ kind: 'default', name: `${table} ${column}`, table })
+  ],
+  // `ALTER TABLE ONLY x` alone on its line: an `ADD CONSTRAINT` line follows.
+  [
+    /^ALTER TABLE (?:ONLY )?(\S+)$/,
+    ([name = '']) => ({ kind: 'other', name, block: 'constraint' })
+  ],
+  [
+    /^ALTER SEQUENCE (\S+) OWNED BY (\S+)\.[^.]+;$/,
+    ([name = '', table = '']) => ({ kind: 'sequence', name, table })
+  ]
+];
+
+function createdBy(text: string): Statement {
+  for (const [pattern, make] of STATEMENTS) {
+    const match = pattern.exec(text);
+    if (match)
+      return make(
+        match.slice(1).map((group) => group ?? ''),
+        text
+      );
   }
-  if ((m = /^CREATE (?:OR REPLACE )?(?:FUNCTION|PROCEDURE|AGGREGATE) ([^(\s]+)/.exec(text)))
-    return { kind: 'function', name: m[1] as string, body: dollarTag(text) };
-  if ((m = /^CREATE MATERIALIZED VIEW (\S+)/.exec(text)))
-    return { kind: 'materialized view', name: m[1] as string };
-  if ((m = /^CREATE (?:OR REPLACE )?VIEW (\S+)/.exec(text)))
-    return { kind: 'view', name: m[1] as string };
-  if ((m = /^CREATE SEQUENCE (\S+)/.exec(text))) return { kind: 'sequence', name: m[1] as string };
-  if ((m = /^CREATE TYPE (\S+) AS ENUM/.exec(text)))
-    return { kind: 'type', name: m[1] as string, block: 'enum' };
-  if ((m = /^CREATE (?:TYPE|DOMAIN) (\S+)/.exec(text)))
-    return { kind: 'type', name: m[1] as string };
-  if ((m = /^CREATE (?:CONSTRAINT )?TRIGGER (\S+) .* ON (\S+)/.exec(text))) {
-    const table = m[2] as string;
-    return { kind: 'trigger', name: `${table} ${m[1]}`, table };
-  }
-  if ((m = /^CREATE EXTENSION (?:IF NOT EXISTS )?(\S+?);?(?: |$)/.exec(text)))
-    return { kind: 'extension', name: m[1] as string };
-  if ((m = /^CREATE SCHEMA (\S+?);?$/.exec(text))) return { kind: 'schema', name: m[1] as string };
-  if ((m = /^CREATE POLICY (\S+) ON (\S+)/.exec(text))) {
-    const table = m[2] as string;
-    return { kind: 'policy', name: `${table} ${m[1]}`, table };
-  }
-  if ((m = /^ALTER TABLE (?:ONLY )?(\S+) ALTER COLUMN (\S+) SET DEFAULT/.exec(text))) {
-    const table = m[1] as string;
-    return { kind: 'default', name: `${table} ${m[2]}`, table };
-  }
-  if ((m = /^ALTER TABLE (?:ONLY )?(\S+)$/.exec(text)))
-    return { kind: 'other', name: m[1] as string, block: 'constraint' };
-  if ((m = /^ALTER SEQUENCE (\S+) OWNED BY (\S+)\.[^.]+;$/.exec(text)))
-    return { kind: 'sequence', name: m[1] as string, table: m[2] as string };
   return { kind: 'other', name: text };
 }
 
@@ -351,26 +381,24 @@ function readInside(
   return sighting !== undefined || text.startsWith(')');
 }
 
+/** Words that start a line inside a block but name no column. */
+const NOT_COLUMNS =
+  /^(CONSTRAINT|CHECK|PRIMARY|UNIQUE|FOREIGN|EXCLUDE|AS|START|INCREMENT|NO|CACHE|MINVALUE|MAXVALUE|CYCLE|OWNED)$/i;
+
 /** A column's line in a `CREATE TABLE` block (`    email character varying(255) NOT NULL,`). */
 function columnOf(text: string): { column: string; definition: string } | undefined {
-  const m = /^ {4}("(?:[^"]|"")+"|[a-z_][\w$]*) (\S.*?),?$/i.exec(text);
   // A body's `x integer := 0;` ends with `;` or assigns; a column line never does.
-  if (
-    !m ||
-    /;$|:=/.test(text) ||
-    /^(CONSTRAINT|CHECK|PRIMARY|UNIQUE|FOREIGN|EXCLUDE|AS|START|INCREMENT|NO|CACHE|MINVALUE|MAXVALUE|CYCLE|OWNED)$/i.test(
-      m[1] as string
-    )
-  )
-    return undefined;
-  const column = (m[1] as string).replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
-  return { column, definition: (m[2] as string).trim() };
+  if (/;$|:=/.test(text)) return undefined;
+  const [, written = '', definition = ''] =
+    /^ {4}("(?:[^"]|"")+"|[a-z_][\w$]*) (\S.*?),?$/i.exec(text) ?? [];
+  if (!written || NOT_COLUMNS.test(written)) return undefined;
+  return { column: unquote(written), definition: definition.trim() };
 }
 
 /** The first line from `from` on that starts a statement (neither blank, nor a comment, nor indented). */
 function nextStatement(lines: DiffLine[], from: number): string | undefined {
   for (let i = from; i < lines.length; i++) {
-    const text = (lines[i] as DiffLine).text;
+    const text = lines[i]?.text ?? '';
     if (/^\S/.test(text) && !text.startsWith('--')) return text;
   }
   return undefined;

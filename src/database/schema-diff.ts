@@ -108,9 +108,9 @@ function conclude(facts: Facts): Pick<SchemaDiff, 'counts' | 'destructive'> {
   const types = readEnumValues(facts.enumValues, wholeType, destructive);
   for (const list of byKey.values()) {
     const how = status(list);
-    if (!how) continue;
     // The sightings of one object, the one naming its table first (a sequence's `OWNED BY` names it).
-    const first = list.find((s) => s.table) ?? (list[0] as Sighting);
+    const first = list.find((s) => s.table) ?? list[0];
+    if (!how || !first) continue;
     if (first.kind === 'default') {
       // A column's default: a change of that column, unless its table or the column itself came or went.
       const column = first.name.replace(' ', '.');
