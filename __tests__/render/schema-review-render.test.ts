@@ -119,6 +119,15 @@ describe('renderSchemaReview', () => {
     expect(diff.startsWith(shownDiff(root))).toBe(true);
   });
 
+  it('cuts a line of a megabyte to 2,000 characters, and keeps the budget', () => {
+    const long = `+COMMENT ON TABLE public.t IS '${'x'.repeat(1_000_000)}';`;
+    const markdown = review(schemaDiffOf([long]), 10_000);
+    expect(Buffer.byteLength(markdown)).toBeLessThanOrEqual(10_000);
+    const shown = shownDiff(renderToDom(markdown)).split('\n');
+    expect(shown[3]).toHaveLength(2000);
+    expect(shown[3]?.endsWith('x…')).toBe(true);
+  });
+
   it('cuts the list of destructive changes only when it alone passes the budget, and says so', () => {
     const dropped = Array.from({ length: 200 }, (_, i) => [
       `--- Name: t${i}; Type: TABLE; Schema: public; Owner: o`,
