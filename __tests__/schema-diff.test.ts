@@ -92,18 +92,19 @@ describe('readSchemaDiff on migrations', () => {
     });
   });
 
-  it("reads Neon's own documented example: a column added to a short table", () => {
-    // The answer Neon's schema diff guide shows (docs/guides/schema-diff, "Using the Neon API").
+  it("reads a column added to a short table, in the shape of Neon's documented answer", () => {
+    // Neon's schema diff guide ("Using the Neon API") shows this shape: the new column after the
+    // old last one, which gains a comma.
     const diff = [
       '--- a/neondb',
       '+++ b/neondb',
-      '@@ -27,7 +27,8 @@',
-      ' CREATE TABLE public.playing_with_neon (',
+      '@@ -31,7 +31,8 @@',
+      ' CREATE TABLE public.readings (',
       '     id integer NOT NULL,',
-      '     name text NOT NULL,',
-      '-    value real',
-      '+    value real,',
-      '+    created_at timestamp without time zone DEFAULT CURRENT_TIMESTAMP',
+      '     label text NOT NULL,',
+      '-    reading double precision',
+      '+    reading double precision,',
+      '+    taken_at timestamp with time zone DEFAULT now()',
       ' );',
       ' ',
       ' '
@@ -117,6 +118,35 @@ describe('readSchemaDiff on migrations', () => {
       },
       destructive: []
     });
+  });
+
+  it('reads one object going and another coming where the diff aligns their comment lines', () => {
+    // As in Neon's API reference example: an extension the base has, a schema only the branch has,
+    // their `--` lines shared; the hunk cut short of what its header counts.
+    const diff = [
+      '--- a/neondb',
+      '+++ b/neondb',
+      '@@ -18,40 +18,90 @@',
+      ' SET row_security = off;',
+      ' ',
+      ' --',
+      '--- Name: pgcrypto; Type: EXTENSION; Schema: -; Owner: -',
+      '+-- Name: billing; Type: SCHEMA; Schema: -; Owner: neondb_owner',
+      ' --',
+      ' ',
+      '-CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;',
+      '+CREATE SCHEMA billing;',
+      ' ',
+      ' ',
+      '+ALTER SCHEMA billing OWNER TO neondb_owner;',
+      '+'
+    ].join('\n');
+    const read = readSchemaDiff(diff);
+    expect(read.counts).toEqual({
+      schema: { added: 1, removed: 0, changed: 0 },
+      extension: { added: 0, removed: 1, changed: 0 }
+    });
+    expect(read.destructive).toEqual([{ action: 'drops', kind: 'extension', name: 'pgcrypto' }]);
   });
 });
 
