@@ -45,8 +45,8 @@ export function branchLimitWords(facts: BranchLimitFacts): (named: Naming) => st
     return (
       `${refused} The oldest branches a sweep could take: ${listed.join(', ')}. ` +
       `To make room, run a sweep: ${sweep} with ${named('older_than')} (such as 7d) or a token ` +
-      `that can read pull requests; with ${named('dry_run')} set to true first, it lists what ` +
-      'it would delete and deletes nothing.'
+      `that can read pull requests. A dry run first (${named('dry_run')}) lists what it would ` +
+      'delete and deletes nothing.'
     );
   };
 }
