@@ -32,9 +32,10 @@ import type {
 import { SCALE_PLAN } from './scenario.js';
 
 /**
- * A local stand-in for the control-plane API v2: List projects, List operations and Get operation;
- * the mutations users run most (create, delete and restore a branch, start and suspend an
- * endpoint), each starting operations that run and finish on the simulator's clock and answering
+ * A local stand-in for the control-plane API v2: List projects, Retrieve project details (the
+ * owner's `branches_limit`: a Free plan refuses a create past it with 422), List operations and Get
+ * operation; the mutations users run most (create, delete, update and restore a branch, start and
+ * suspend an endpoint), each starting operations that run and finish on the simulator's clock and answering
  * `423 Locked` while another operation of the project is in progress; the branch and endpoint
  * reads that follow them. All with the real service's shapes (checked against the official OpenAPI document in the tests), its
  * pagination (a cursor even on the last page), and what recorded real traffic shows beyond the
