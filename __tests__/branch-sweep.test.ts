@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { annotationValues, pullRequestAnnotation } from '../src/neon/branch-annotations.js';
 import { compileBranchPattern } from '../src/neon/branch-pattern.js';
 import {
   oldestSweepable,
   planSweep,
   pullRequestsToRead,
+  sweepBranchOf,
   type PullState,
   type SweepAsk,
   type SweepBranch
@@ -311,6 +313,73 @@ describe('the oldest branches a sweep could take (for the branch-limit error)', 
       'preview/pr-2',
       'preview/pr-5',
       'preview/pr-4'
+    ]);
+  });
+});
+
+describe('reading the branch list for a sweep', () => {
+  it("each branch with its annotation's string values and its last reset", () => {
+    const values = annotationValues({
+      'br-a-1': {
+        object: { type: 'console/branch', id: 'br-a-1' },
+        value: { 'github-pr-number': '12', n: 5 }
+      },
+      'br-b-2': { object: { type: 'console/branch', id: 'br-b-2' }, value: 'nonsense' }
+    });
+    expect([...values]).toEqual([
+      ['br-a-1', { 'github-pr-number': '12' }],
+      ['br-b-2', {}]
+    ]);
+    expect(annotationValues(undefined).size).toBe(0);
+    const item = {
+      id: 'br-a-1',
+      name: 'preview/a',
+      parent_id: 'br-main-1',
+      created_at: '2026-11-01T00:00:00Z',
+      last_reset_at: '2026-11-20T00:00:00Z',
+      default: false,
+      protected: false
+    };
+    expect(sweepBranchOf(item, values)).toEqual({
+      id: 'br-a-1',
+      name: 'preview/a',
+      parentId: 'br-main-1',
+      createdAt: '2026-11-01T00:00:00Z',
+      lastResetAt: '2026-11-20T00:00:00Z',
+      default: false,
+      protected: false,
+      annotations: { 'github-pr-number': '12' }
+    });
+    expect(sweepBranchOf({ name: 'no id' }, values)).toBeUndefined();
+  });
+
+  it('writes the annotation create-branch-action writes, and ignores one of another repository', () => {
+    const annotations = pullRequestAnnotation('octo-org/octo-repo', 12);
+    expect(annotations).toEqual({
+      'github-pr-number': '12',
+      'github-commit-repo': 'octo-org/octo-repo'
+    });
+    const ours = branch('preview/a', 30, { annotations });
+    const theirs = branch('preview/b', 30, {
+      annotations: pullRequestAnnotation('other/repo', 13)
+    });
+    const pattern = compileBranchPattern('preview/*');
+    expect(pullRequestsToRead([ours, theirs], pattern, 'Octo-Org/octo-repo')).toEqual([12]);
+    expect(pullRequestsToRead([ours, theirs], pattern)).toEqual([12, 13]);
+    const plan = planSweep(
+      [ours, theirs],
+      ask({
+        pattern,
+        repository: 'octo-org/octo-repo',
+        pulls: pulls([
+          [12, 'merged'],
+          [13, 'merged']
+        ])
+      })
+    );
+    expect(verdicts(plan)).toEqual([
+      ['preview/a', 'delete', 'pull-request-merged'],
+      ['preview/b', 'keep', 'no-pull-request']
     ]);
   });
 });

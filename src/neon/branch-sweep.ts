@@ -1,5 +1,7 @@
-import type { Branch } from './branches.js';
+import { fieldsOf, textOf } from '../util/json-fields.js';
+import { PR_NUMBER_KEY, REPOSITORY_KEY } from './branch-annotations.js';
 import { type BranchPattern, PR_NUMBER } from './branch-pattern.js';
+import { type Branch, branchOf } from './branches.js';
 
 // What a sweep does to each branch of the project, decided from what was read (the branches with
 // their annotations, the pull requests' states) and asked (pattern, older_than, sweep_max,
@@ -27,6 +29,8 @@ export type SweepCriteria =
 
 export type SweepAsk = SweepCriteria & {
   pattern: BranchPattern;
+  /** The repository whose pull requests are read (`owner/name`); an annotation of another is ignored. */
+  repository?: string;
   /** At most this many deletions in one run (`sweep_max`). */
   sweepMax: number;
   dryRun: boolean;
@@ -68,14 +72,34 @@ export interface SweepPlan {
   deletions: SweepBranch[];
 }
 
+/** A branch of the list (`item`) with its annotation's values (`annotationValues`), or undefined. */
+export function sweepBranchOf(
+  item: unknown,
+  annotations: ReadonlyMap<string, Record<string, string>>
+): SweepBranch | undefined {
+  const branch = branchOf(item);
+  if (!branch) return undefined;
+  const lastResetAt = textOf(fieldsOf(item), 'last_reset_at');
+  const values = annotations.get(branch.id);
+  return { ...branch, ...(lastResetAt && { lastResetAt }), ...(values && { annotations: values }) };
+}
+
 /**
  * The pull request of a branch the pattern matched: the name's `{pr}`, else a well-formed
- * `github-pr-number` annotation; undefined when neither gives one.
+ * `github-pr-number` annotation, unless it names another repository than `repository`; undefined
+ * when neither gives one.
  */
-export function pullRequestOf(branch: SweepBranch, pattern: BranchPattern): number | undefined {
+export function pullRequestOf(
+  branch: SweepBranch,
+  pattern: BranchPattern,
+  repository?: string
+): number | undefined {
   const fromName = pattern.match(branch.name)?.pr;
   if (fromName !== undefined) return fromName;
-  const annotated = branch.annotations?.['github-pr-number'];
+  const annotated = branch.annotations?.[PR_NUMBER_KEY];
+  const from = branch.annotations?.[REPOSITORY_KEY];
+  // Pull request #12 of another repository is not this one's #12.
+  if (repository && from && from.toLowerCase() !== repository.toLowerCase()) return undefined;
   return annotated !== undefined && PR_NUMBER.test(annotated) ? Number(annotated) : undefined;
 }
 
@@ -85,13 +109,14 @@ export function pullRequestOf(branch: SweepBranch, pattern: BranchPattern): numb
  */
 export function pullRequestsToRead(
   branches: readonly SweepBranch[],
-  pattern: BranchPattern
+  pattern: BranchPattern,
+  repository?: string
 ): number[] {
   const parents = parentIds(branches);
   const numbers = new Set<number>();
   for (const branch of branches) {
     if (!pattern.match(branch.name) || shield(branch, parents)) continue;
-    const pr = pullRequestOf(branch, pattern);
+    const pr = pullRequestOf(branch, pattern, repository);
     if (pr !== undefined) numbers.add(pr);
   }
   return [...numbers].sort((a, b) => a - b);
@@ -104,7 +129,7 @@ export function planSweep(branches: readonly SweepBranch[], ask: SweepAsk): Swee
   const kept: SweepEntry[] = [];
   for (const branch of branches) {
     if (!ask.pattern.match(branch.name)) continue;
-    const pr = pullRequestOf(branch, ask.pattern);
+    const pr = pullRequestOf(branch, ask.pattern, ask.repository);
     const reason = shield(branch, parents) ?? staleness(branch, pr, ask);
     const entry = { branch, reason, ...(pr === undefined ? {} : { pr }) };
     if (isStale(reason)) stale.push({ ...entry, verdict: 'delete' });
