@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { GitHub } from '@actions/github/lib/utils';
-import { readPullState, readPullStates } from '../src/github/pull-state.js';
+import { readPullState, readPullStates } from '../src/requests/pull-state.js';
 import { type PullBody, startFakeGitHub } from '../simulator/github.js';
 
 const TOKEN = 'ghs_sweep_token';
