@@ -43,6 +43,7 @@ describe('the layers of src/ (CONTRIBUTING: imports running one way)', () => {
     expect(tiers).toEqual([
       ['action/', 'cli/'],
       ['engine.ts'],
+      ['checks/'],
       ['wait/', 'report/'],
       ['neon/', 'database/'],
       ['util/']

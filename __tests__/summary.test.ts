@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { makeOperation, makeRecent, makeReport, nextId } from './helpers/builders.js';
+import {
+  makeOperation,
+  makeRecent,
+  makeReport,
+  nextId,
+  type ReportFields
+} from './helpers/builders.js';
 import type { Report } from '../src/report/model.js';
 import {
   COMMENT_LIMIT,
@@ -9,6 +15,7 @@ import {
   renderSummary,
   STEP_SUMMARY_LIMIT
 } from '../src/report/summary.js';
+import { databaseOutcome } from '../src/checks/select-one.js';
 import { idCode } from '../src/report/table.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
 
@@ -31,7 +38,7 @@ function op(fields: Partial<Operation> = {}): Operation {
 
 const recent = makeRecent;
 
-function report(fields: Partial<Report> = {}): Report {
+function report(fields: ReportFields = {}): Report {
   return makeReport({ operations: [op()], finishedAt: NOW, ...fields });
 }
 
@@ -231,7 +238,14 @@ describe('the facts line', () => {
   it('says how long the database took to answer', () => {
     const text = renderSummary(
       report({
-        database: { ready: true, target: '127.0.0.1:5432/app', attempts: 2, answeredAfterMs: 1500 }
+        checks: [
+          databaseOutcome({
+            ready: true,
+            target: '127.0.0.1:5432/app',
+            attempts: 2,
+            answeredAfterMs: 1500
+          })
+        ]
       })
     );
     expect(text).toContain(
