@@ -76,7 +76,7 @@ function waited(): WaitResult {
 async function check(host: string, branchId: string | null = PREVIEW) {
   const log: string[] = [];
   const before = sim.requests.length;
-  const outcome = await urlBelongsToBranch.run(
+  const outcome = await urlBelongsToBranch(
     waited(),
     {
       branchId: branchId ?? undefined,

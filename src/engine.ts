@@ -113,7 +113,7 @@ async function runChecks(
   let result = waited;
   const checks: CheckOutcome[] = [];
   for (const check of CHECKS) {
-    const outcome = await check.run(result, settings, deps);
+    const outcome = await check(result, settings, deps);
     if (!outcome) continue;
     checks.push(outcome);
     if (outcome.connected || outcome.ending) result = { ...result, finishedAt: Date.now() };

@@ -28,10 +28,8 @@ function answerId(report: Report, key: string, list: string): string | undefined
 
 /** Whether every check named `name` found `fact` true; undefined when none says. */
 function allTrue(report: Report, name: string, fact: string): boolean | undefined {
-  const said = checkFacts(report, name).flatMap((facts) => {
-    const value = facts[fact];
-    return typeof value === 'boolean' ? [value] : [];
-  });
+  const values = checkFacts(report, name).map((facts) => facts?.[fact]);
+  const said = values.filter((value) => typeof value === 'boolean');
   return said.length > 0 ? said.every(Boolean) : undefined;
 }
 

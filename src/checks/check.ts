@@ -16,22 +16,13 @@ export interface CheckSettings {
   databaseFromResponse?: boolean;
 }
 
-export interface CheckDeps {
-  client: NeonClient;
-  log: WaitLog;
-  signal?: AbortSignal;
-  named?: Naming;
-}
-
 /**
- * One check after the wait: it sees the wait's result as the checks before it left it (a check
- * that fails the step ends it: the engine runs none after it), and says what it found, or nothing
- * when it does not apply.
+ * One check after the wait: it sees the wait's result as the checks before it left it (the engine
+ * runs none after one that fails the step), and says what it found, or nothing when it does not
+ * apply.
  */
-export interface Check {
-  run(
-    waited: WaitResult,
-    settings: CheckSettings,
-    deps: CheckDeps
-  ): Promise<CheckOutcome | undefined>;
-}
+export type Check = (
+  waited: WaitResult,
+  settings: CheckSettings,
+  deps: { client: NeonClient; log: WaitLog; signal?: AbortSignal; named?: Naming }
+) => Promise<CheckOutcome | undefined>;

@@ -15,62 +15,55 @@ import type { Check, CheckSettings } from './check.js';
  * `database_url: response` checks the answer's own URI, which is the branch's the request made or
  * named (not checked against `branch_id`, which may be its parent).
  */
-export const selectOne: Check = {
-  async run(result, settings, deps) {
-    // Watching the job: the post step checks the database once the job's operations are done.
-    if (result.status === WAIT_STATUS.watching) return undefined;
-    const databaseUrl = urlToProbe(result, settings);
-    if (databaseUrl === 'none') {
-      const { request } = result;
-      const sent = request ? `${request.method} ${request.path}` : 'request';
-      const named = deps.named ?? actionNaming;
-      const failure =
-        `${named('database_url')} is response, but the answer to ${sent} holds no connection URI: ` +
-        'ask for a compute with it (for a branch, "endpoints": [{"type": "read_write"}]).';
-      return {
-        name: 'database',
-        digest: [],
-        facts: {},
-        ending: { status: WAIT_STATUS.databaseError, failure }
-      };
-    }
-    if (!databaseUrl) return undefined;
-    const target = describeTarget(databaseUrl);
-    const failed = result.failure || result.timedOut ? 'the wait did not succeed' : undefined;
-    const notTried = settings.wait ? failed : 'wait is false';
-    if (notTried) return databaseOutcome({ ready: false, target, attempts: 0, notTried });
-
-    deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
-    const probe = await probeDatabase({
-      target: databaseUrl,
-      deadline: result.startedAt + settings.timeoutMs,
-      signal: deps.signal,
-      onAttempt: ({ attempt, error, delayMs }) => {
-        const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
-        if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
-      }
-    });
-    const check = { ready: probe.ready, target, attempts: probe.attempts };
-    if (probe.ready) {
-      const after = `${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s))`;
-      deps.log.info(`The database ${target} answered after ${after}.`);
-      return databaseOutcome({ ...check, answeredAfterMs: probe.elapsedMs });
-    }
-    const ending: CheckEnding = {
-      cancelled: {
-        status: WAIT_STATUS.aborted,
-        failure: 'Interrupted (SIGINT or SIGTERM) while waiting for the database.',
-        apiUnusable: true
-      },
-      timeout: {
-        status: WAIT_STATUS.timeout,
-        timedOut: true,
-        failure: `Still waiting for the database at the ${formatDuration(settings.timeoutMs)} timeout: ${probe.message}`
-      },
-      rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
-    }[probe.reason];
-    return databaseOutcome({ ...check, problem: probe.message }, ending);
+export const selectOne: Check = async (result, settings, deps) => {
+  // Watching the job: the post step checks the database once the job's operations are done.
+  if (result.status === WAIT_STATUS.watching) return undefined;
+  const databaseUrl = urlToProbe(result, settings);
+  if (databaseUrl === 'none') {
+    const { request } = result;
+    const sent = request ? `${request.method} ${request.path}` : 'request';
+    const named = deps.named ?? actionNaming;
+    const failure =
+      `${named('database_url')} is response, but the answer to ${sent} holds no connection URI: ` +
+      'ask for a compute with it (for a branch, "endpoints": [{"type": "read_write"}]).';
+    return { name: 'database', ending: { status: WAIT_STATUS.databaseError, failure } };
   }
+  if (!databaseUrl) return undefined;
+  const target = describeTarget(databaseUrl);
+  const failed = result.failure || result.timedOut ? 'the wait did not succeed' : undefined;
+  const notTried = settings.wait ? failed : 'wait is false';
+  if (notTried) return databaseOutcome({ ready: false, target, attempts: 0, notTried });
+
+  deps.log.info(`Connecting to the database ${target} until SELECT 1 answers.`);
+  const probe = await probeDatabase({
+    target: databaseUrl,
+    deadline: result.startedAt + settings.timeoutMs,
+    signal: deps.signal,
+    onAttempt: ({ attempt, error, delayMs }) => {
+      const again = delayMs === undefined ? '' : `; again in ${formatDuration(delayMs)}`;
+      if (error) deps.log.info(`  database attempt ${attempt}: ${error}${again}`);
+    }
+  });
+  const check = { ready: probe.ready, target, attempts: probe.attempts };
+  if (probe.ready) {
+    const after = `${formatDuration(probe.elapsedMs)} (${probe.attempts} attempt(s))`;
+    deps.log.info(`The database ${target} answered after ${after}.`);
+    return databaseOutcome({ ...check, answeredAfterMs: probe.elapsedMs });
+  }
+  const ending: CheckEnding = {
+    cancelled: {
+      status: WAIT_STATUS.aborted,
+      failure: 'Interrupted (SIGINT or SIGTERM) while waiting for the database.',
+      apiUnusable: true
+    },
+    timeout: {
+      status: WAIT_STATUS.timeout,
+      timedOut: true,
+      failure: `Still waiting for the database at the ${formatDuration(settings.timeoutMs)} timeout: ${probe.message}`
+    },
+    rejected: { status: WAIT_STATUS.databaseError, failure: probe.message }
+  }[probe.reason];
+  return databaseOutcome({ ...check, problem: probe.message }, ending);
 };
 
 /**
@@ -95,15 +88,11 @@ export function databaseOutcome(db: DatabaseCheck, ending?: CheckEnding): CheckO
     : db.notTried
       ? ['skipped', `not tried: ${db.notTried}`]
       : ['failure', 'database not ready', why, db.problem];
+  const properties = { target: db.target };
   return {
     name: 'database',
     line: databaseLine(db),
-    junit: {
-      name: 'database',
-      ms: db.answeredAfterMs ?? 0,
-      verdict,
-      properties: { target: db.target }
-    },
+    junit: { name: 'database', ms: db.answeredAfterMs ?? 0, verdict, properties },
     digest: [db.target, db.ready],
     facts: { ...db },
     connected: db.attempts > 0,

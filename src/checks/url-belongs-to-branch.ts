@@ -16,52 +16,50 @@ import { databaseOutcome } from './select-one.js';
  * when the host is another branch's, no endpoint's, or cannot be told; a host outside Neon's
  * domain is not checked.
  */
-export const urlBelongsToBranch: Check = {
-  async run(result, settings, deps) {
-    const { branchId, databaseUrl } = settings;
-    const projectId = result.projectId;
-    // The database is not tried after a failed or skipped wait: nothing to protect then.
-    const connecting = settings.wait && !result.failure && !result.timedOut;
-    if (!branchId || !databaseUrl || !projectId || !connecting) return undefined;
-    const target = describeTarget(databaseUrl);
-    const named = deps.named ?? actionNaming;
-    const { host } = databaseUrl;
-    if (!isNeonHost(host)) {
-      deps.log.info(
-        `The host ${host} is not a Neon endpoint host: not checked against ${named('branch_id')}.`
-      );
-      return undefined;
-    }
-    // A refusal is the database's outcome: not connecting, and why.
-    const refuse = (problem: string): CheckOutcome =>
-      databaseOutcome(
-        { ready: false, target, attempts: 0, problem },
-        { status: WAIT_STATUS.databaseError, failure: problem }
-      );
-    let endpoints: EndpointHosts[];
-    try {
-      endpoints = await deps.client.listEndpoints(projectId, result.startedAt + settings.timeoutMs);
-    } catch (error) {
-      if (error instanceof CancelledError) throw error;
-      return refuse(
-        `Could not check that ${named('database_url')} (host ${host}) belongs to branch ` +
-          `${branchId}, so it was not used: ${(error as Error).message}`
-      );
-    }
-    const owner = endpoints.find((endpoint) => hostsOf(endpoint).has(hostKey(host)));
-    if (!owner)
-      return refuse(
-        `${named('database_url')} names host ${host}, which is no host of an endpoint of project ` +
-          `${projectId}, so it cannot belong to ${named('branch_id')} ${branchId}: not connecting.`
-      );
-    if (owner.branchId !== branchId)
-      return refuse(
-        `${named('database_url')} names endpoint ${owner.id}, which belongs to branch ${owner.branchId}, ` +
-          `not to ${named('branch_id')} ${branchId}: not connecting. Pass the URL of branch ${branchId}.`
-      );
-    deps.log.info(`Endpoint ${owner.id} of ${target} belongs to branch ${branchId}.`);
+export const urlBelongsToBranch: Check = async (result, settings, deps) => {
+  const { branchId, databaseUrl } = settings;
+  const projectId = result.projectId;
+  // The database is not tried after a failed or skipped wait: nothing to protect then.
+  const connecting = settings.wait && !result.failure && !result.timedOut;
+  if (!branchId || !databaseUrl || !projectId || !connecting) return undefined;
+  const target = describeTarget(databaseUrl);
+  const named = deps.named ?? actionNaming;
+  const { host } = databaseUrl;
+  if (!isNeonHost(host)) {
+    deps.log.info(
+      `The host ${host} is not a Neon endpoint host: not checked against ${named('branch_id')}.`
+    );
     return undefined;
   }
+  // A refusal is the database's outcome: not connecting, and why.
+  const refuse = (problem: string): CheckOutcome =>
+    databaseOutcome(
+      { ready: false, target, attempts: 0, problem },
+      { status: WAIT_STATUS.databaseError, failure: problem }
+    );
+  let endpoints: EndpointHosts[];
+  try {
+    endpoints = await deps.client.listEndpoints(projectId, result.startedAt + settings.timeoutMs);
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    return refuse(
+      `Could not check that ${named('database_url')} (host ${host}) belongs to branch ` +
+        `${branchId}, so it was not used: ${(error as Error).message}`
+    );
+  }
+  const owner = endpoints.find((endpoint) => hostsOf(endpoint).has(hostKey(host)));
+  if (!owner)
+    return refuse(
+      `${named('database_url')} names host ${host}, which is no host of an endpoint of project ` +
+        `${projectId}, so it cannot belong to ${named('branch_id')} ${branchId}: not connecting.`
+    );
+  if (owner.branchId !== branchId)
+    return refuse(
+      `${named('database_url')} names endpoint ${owner.id}, which belongs to branch ${owner.branchId}, ` +
+        `not to ${named('branch_id')} ${branchId}: not connecting. Pass the URL of branch ${branchId}.`
+    );
+  deps.log.info(`Endpoint ${owner.id} of ${target} belongs to branch ${branchId}.`);
+  return undefined;
 };
 
 /** Every host the API answered for an endpoint, and its pooled form, compared as `hostKey`s. */

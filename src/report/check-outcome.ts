@@ -32,9 +32,9 @@ export interface CheckOutcome {
   /** Its JUnit case, if it has one. */
   junit?: TestCase;
   /** What of it counts for the PR comment's digest: a change rewrites the comment. */
-  digest: unknown[];
+  digest?: unknown[];
   /** What the outputs and `--json` read of it (`database_ready` reads the database's `ready`). */
-  facts: Readonly<Record<string, unknown>>;
+  facts?: Readonly<Record<string, unknown>>;
   /** It connected to the database, which may wake a compute (an operation of its own). */
   connected?: boolean;
   /** When it fails the step: how the step ends. */

@@ -26,7 +26,6 @@ export const FAILING_LISTED = 10;
 /** How much of the report is shown: cut down by `fit` until it fits. */
 type Shape = { errorChars: number; recentRows: number; timeline: boolean };
 
-/** Where the report is shown. */
 type Medium = 'summary' | 'comment';
 
 /** The job summary (also the `summary` output), at most `maxChars` bytes; API strings escaped. */
