@@ -1,5 +1,4 @@
-import type { CheckSettings } from './checks/check.js';
-import { CHECKS } from './checks/index.js';
+import { CHECKS, type CheckSettings } from './checks/index.js';
 import { NeonClient } from './neon/client.js';
 import type { CheckOutcome } from './report/check-outcome.js';
 import { consoleLinksFor } from './report/links.js';

@@ -7,7 +7,15 @@ import { formatDuration } from '../util/duration.js';
 import { actionNaming } from '../util/errors.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { WaitResult } from '../wait/wait.js';
-import type { Check, CheckSettings } from './check.js';
+import type { Check, StepSettings } from './check.js';
+
+/** What the database check is asked. */
+export interface DatabaseSettings {
+  /** The parsed `database_url`, probed with `SELECT 1` once the wait succeeded. */
+  databaseUrl?: DatabaseTarget;
+  /** `database_url: response`: check the request's answer's first connection URI instead. */
+  databaseFromResponse?: boolean;
+}
 
 /**
  * Ready means a query answers: once the wait succeeded, `SELECT 1` until it answers or the deadline
@@ -15,7 +23,7 @@ import type { Check, CheckSettings } from './check.js';
  * `database_url: response` checks the answer's own URI, which is the branch's the request made or
  * named (not checked against `branch_id`, which may be its parent).
  */
-export const selectOne: Check = async (result, settings, deps) => {
+export const selectOne: Check<DatabaseSettings> = async (result, settings, deps) => {
   // Watching the job: the post step checks the database once the job's operations are done.
   if (result.status === WAIT_STATUS.watching) return undefined;
   const databaseUrl = urlToProbe(result, settings);
@@ -72,7 +80,7 @@ export const selectOne: Check = async (result, settings, deps) => {
  */
 function urlToProbe(
   result: WaitResult,
-  settings: CheckSettings
+  settings: StepSettings & DatabaseSettings
 ): DatabaseTarget | 'none' | undefined {
   if (!settings.databaseFromResponse) return settings.databaseUrl;
   const answered = result.request?.databaseUrl;

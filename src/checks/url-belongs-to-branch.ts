@@ -5,7 +5,7 @@ import type { CheckOutcome } from '../report/check-outcome.js';
 import { actionNaming, CancelledError } from '../util/errors.js';
 import { WAIT_STATUS } from '../wait/status.js';
 import type { Check } from './check.js';
-import { databaseOutcome } from './select-one.js';
+import { databaseOutcome, type DatabaseSettings } from './select-one.js';
 
 /**
  * With both `branch_id` and `database_url`: before connecting, one request lists the project's
@@ -16,7 +16,7 @@ import { databaseOutcome } from './select-one.js';
  * when the host is another branch's, no endpoint's, or cannot be told; a host outside Neon's
  * domain is not checked.
  */
-export const urlBelongsToBranch: Check = async (result, settings, deps) => {
+export const urlBelongsToBranch: Check<DatabaseSettings> = async (result, settings, deps) => {
   const { branchId, databaseUrl } = settings;
   const projectId = result.projectId;
   // The database is not tried after a failed or skipped wait: nothing to protect then.
