@@ -87,3 +87,9 @@ export function makeRecent(
 ): RecentOperations {
   return { operations, scanned: operations.length, requests: 1, scanStopped: false, ...fields };
 }
+
+/** A report of several targets, one a `fields` (the step's facts are the first's). */
+export function makeTargets(first: ReportFields, ...others: ReportFields[]): Report {
+  const { status, failure, targets, ...step } = makeReport(first);
+  return reportOf(step, [targets[0], ...others.map((fields) => makeReport(fields).targets[0])]);
+}

@@ -197,7 +197,12 @@ function namesOf(ops: readonly AwaitedOperation[]): string {
 
 /** The tables, the timeline and the notes: in the summary as they are, in a comment folded. */
 function body(report: Report, views: readonly View[], shape: Shape, medium: Medium): string[] {
-  const lines = views.flatMap((view) => targetBody(report, view, shape, medium));
+  // Several targets: a section each, headed by its place.
+  const heading = (view: View) => (views.length > 1 ? [`### ${placeOf(view.target)}`, ''] : []);
+  const lines = views.flatMap((view) => [
+    ...heading(view),
+    ...targetBody(report, view, shape, medium)
+  ]);
   const note = (text: string) => lines.push(`_${text}_`, '');
   if (shape.errorChars < FULL_ERROR_CHARS) {
     const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
@@ -287,6 +292,13 @@ function cut(text: string, maxChars: number): string {
   const kept = text.slice(0, text.lastIndexOf('\n', end) + 1);
   const open = kept.split('<details').length - kept.split('</details>').length;
   return kept + (open > 0 ? close : '') + note;
+}
+
+/** `Compute ep-…`, `Branch br-…` or `Project p-…`: the place a target followed. */
+function placeOf({ kind, projectId, branchId, endpointId }: TargetReport): string {
+  if (endpointId) return `Compute ${code(endpointId)}`;
+  if (branchId) return `Branch ${code(branchId)}`;
+  return `${capital(modeWords(kind).subject)}${projectId ? ` of project ${code(projectId)}` : ''}`;
 }
 
 /** What the recent operations say when they list none: beside the awaited ones, or in the place followed. */
