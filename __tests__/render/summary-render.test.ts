@@ -4,7 +4,7 @@
  * library, down to the dates it computes for the gantt bars, in several time zones, so a wrong date
  * format fails here and not only on GitHub.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isSeen, type Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
 import { COMMENT_LIMIT, renderComment, renderSummary } from '../../src/report/summary.js';
@@ -13,6 +13,7 @@ import {
   elementNames,
   type ExpectedBar,
   type Gantt,
+  closeZoneRenderer,
   ganttDatesInZone,
   githubReferences,
   loadMermaid,
@@ -584,6 +585,8 @@ describe('the timeline check fails a broken timeline', () => {
  * reader's clock skips for daylight saving. Unix milliseconds are the same instant everywhere.
  */
 describe('the timeline in every reader’s time zone', () => {
+  afterAll(closeZoneRenderer);
+
   // Each zone with operations across its own daylight-saving change (or none: Kolkata, +05:30).
   const ZONES: Array<[string, string]> = [
     ['UTC', '2026-03-29T00:40:00Z'],
