@@ -123,7 +123,8 @@ async function parentIdOf(
 }
 
 /** A review that could not be taken: a line, a skipped case, and with the gate an API error. */
-function notTaken(why: string, gate: boolean): CheckOutcome {
+function notTaken(reason: string, gate: boolean): CheckOutcome {
+  const why = reason.replace(/\.$/, '');
   const line = `${MARKER} Schema review not taken: ${escapeText(why)}.`;
   const verdict: CaseVerdict = gate
     ? ['error', 'schema review not taken', WAIT_STATUS.apiError, why]
