@@ -141,7 +141,7 @@ function reviewInputs(
     throw invalid(
       database,
       (named) =>
-        `is an input of ${named('create_branch')} or ${named('compare_schema')}, neither of which is set.`
+        `is read only with ${named('create_branch')} or ${named('compare_schema')}, and neither is set.`
     );
   return {
     compareSchema,
