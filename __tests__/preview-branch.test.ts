@@ -253,6 +253,18 @@ describe('delete_branch: by exact name or id', () => {
     expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
   });
 
+  it('a name already gone leaves branch_id empty: the name is no id', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-9' });
+    expect(result.status).toBe('idle');
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    const fields = resultFields(report);
+    expect(fields).toMatchObject({ branch_name: 'preview/pr-9' });
+    expect(fields.branch_id).toBeUndefined();
+    expect(renderSummary(report)).toMatch(/Branch <code>preview\/pr-9<\/code> was already gone\n/);
+    expect(renderJunit(report)).not.toMatch(/branch_id" value="preview/);
+  });
+
   it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {
     run = await InProcess.start(scenario([lock(PROJECT, -1000, 17_000)]));
     const { result } = await run.wait({

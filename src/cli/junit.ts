@@ -102,7 +102,7 @@ export function renderJunit(report: Report): string {
 /** `created from main (br-…), expires 2026-12-05T10:00:00Z`, `reused …`, `deleted`, `already gone`. */
 function branchDone(branch: BranchOutcome): string {
   if (branch.deleted !== undefined)
-    return `${branch.id}: ${branch.deleted ? 'deleted' : 'already gone'}`;
+    return `${branch.id ?? branch.name}: ${branch.deleted ? 'deleted' : 'already gone'}`;
   const from = branch.parentName ?? branch.parentId;
   const expires = branch.expiresAt ? `, expires ${branch.expiresAt}` : '';
   return `${branch.id}: ${branch.created ? 'created' : 'reused'}${from ? ` from ${from}` : ''}${expires}`;

@@ -16,7 +16,8 @@ export interface Branch {
 
 /** What `create_branch` and `delete_branch` did to a branch, for the outputs and the reports. */
 export interface BranchOutcome {
-  id: string;
+  /** None for a name already gone: the name is no id. */
+  id?: string;
   name: string;
   parentId?: string;
   parentName?: string;

@@ -135,7 +135,7 @@ function requestLine(request: RequestOutcome): string {
  * `Reused`, `Deleted`, `already gone`: what `create_branch` or `delete_branch` did, and the lock it met.
  */
 function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
-  const named = `${code(branch.name)} (${code(branch.id)})`;
+  const named = code(branch.name) + (branch.id ? ` (${code(branch.id)})` : '');
   const from = branch.parentName ?? branch.parentId;
   const what =
     branch.deleted === true

@@ -176,10 +176,10 @@ async function deleteBranch(
 ): Promise<{ outcome: RequestOutcome; follow: Follow }> {
   const { client, projectId } = deps;
   const found = await findBranch(client, projectId, kind.branch, deadline);
-  const gone = (id: string): { outcome: RequestOutcome; follow: Follow } => {
+  const gone = (id?: string): { outcome: RequestOutcome; follow: Follow } => {
     deps.log(`Branch ${kind.branch} is already gone: nothing to delete.`);
     const branch = { id, name: found?.name ?? kind.branch, deleted: false };
-    const path = `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
+    const path = `${projectPath(projectId)}/branches/${encodeURIComponent(id ?? kind.branch)}`;
     const outcome: RequestOutcome = {
       method: 'DELETE',
       path,
@@ -189,7 +189,7 @@ async function deleteBranch(
     };
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
-  if (!found) return gone(kind.branch);
+  if (!found) return gone();
   const refused = found.default
     ? "the project's default branch"
     : found.protected
