@@ -12,6 +12,7 @@ import type { WaitSettings } from './wait-settings.js';
 import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
+import { confirmPlace } from './place.js';
 import { learnHistory, nextCheckIn, type Survival, typicalDurations } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { isInProgress } from '../neon/operation-status.js';
@@ -189,6 +190,9 @@ async function waitOn(
   try {
     const resolved = await resolveProjectId(client, settings, deadline);
     projectId = resolved;
+    // A place given as such (not the branch a request adopted, nor the main step's, checked then).
+    if (kind !== 'operations' && !settings.request && !settings.jobMark)
+      await confirmPlace(client, resolved, settings, deadline);
     if (settings.watchJob && !settings.jobMark) {
       deps.onJobMark?.(await markJobStart(client, resolved, deadline, clock));
       if (settings.operationIds.length === 0) {
