@@ -238,6 +238,20 @@ describe('create_branch: get or create by exact name', () => {
   });
 });
 
+describe('create_branch: a connection URL the API does not give', () => {
+  it('only the pooled one missing: the warning says pooled, and the direct URL is kept', async () => {
+    run = await InProcess.start(scenario());
+    run.sim.inject({ kind: 'status', status: 403 }, { match: 'pooled=true', times: Infinity });
+    const { result, log } = await run.wait({ project_id: PROJECT, create_branch: 'preview/pr-12' });
+    expect(result.request?.branch?.connection?.url).toMatch(/^postgresql:/);
+    expect(result.request?.branch?.connection?.pooledUrl).toBeUndefined();
+    const warnings = log.filter((l) => l.startsWith('warning: '));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: No pooled connection URL for branch br-\S+ \(.*403/)
+    ]);
+  });
+});
+
 describe('delete_branch: by exact name or id', () => {
   it('deletes it and waits for the deletion; a second run passes: already gone', async () => {
     run = await InProcess.start(scenario());
