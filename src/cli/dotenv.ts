@@ -29,7 +29,9 @@ export function dotenvText(report: Report, format: DotenvFormat): string | undef
     ['PGUSER', connection.role]
   ];
   const line = LINES[format];
-  return entries.map(([key, value]) => (value === undefined ? '' : (line(key, value) ?? ''))).join('');
+  return entries
+    .map(([key, value]) => (value === undefined ? '' : (line(key, value) ?? '')))
+    .join('');
 }
 
 /**
