@@ -45,6 +45,6 @@ describe('the simulator a newcomer tries (issue 44, item 20)', () => {
       create_branch: 'preview/pr-42'
     });
     expect(result.status).toBe('finished');
-    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-42', created: true });
+    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-42', outcome: 'created' });
   });
 });

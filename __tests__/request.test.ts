@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
-import { requestRules, sendRequest } from '../src/neon/send.js';
+import { sendRequest } from '../src/neon/send.js';
+import { requestRules } from '../src/requests/api-request.js';
 import { typicalDurations } from '../src/wait/history.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/answer-rules.js';
+import { ANSWER_CLASSES, answerClass } from '../src/neon/answer-rules.js';
+import { REQUEST_RULES } from '../src/requests/index.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 import { clientOver, jsonReply } from './helpers/stub-api.js';

@@ -1,7 +1,7 @@
 /**
- * What an answer means, for each kind of request: one row a kind, one column a class of answer.
- * `request.ts` sends by these rows and nothing else; docs/request.md's table is tested against them.
- * A new kind of request is one row here (and its test).
+ * What an answer means: one row a kind of request (`Rules`), one column a class of answer.
+ * `send.ts` sends by these rows and nothing else; `REQUEST_RULES` (`requests/index.ts`) gathers
+ * every kind's, and docs/request.md's table is tested against it.
  */
 
 /** The classes of answer a request can get (`no_answer`: a network error or a timeout). */
@@ -34,22 +34,15 @@ export type Rule =
 /** One row: what each class of answer means for one kind of request. */
 export type Rules = Readonly<Record<AnswerClass, Rule>>;
 
-/** The rows: `read` and `write` are the `request` input's (a GET, any other method). */
-export type RuleSet = 'read' | 'write' | 'create_branch' | 'delete_branch';
-
-/** Every row's columns, written out: the table is read as it is written. */
+/**
+ * The rows of any request by its method: `read` (a GET: safe to send again), `write` (any other
+ * method: never sent again once it may have been applied). Each kind of request declares its own
+ * row beside them in its module (`requests/`).
+ */
 // prettier-ignore
-export const REQUEST_RULES = {
-  read:          { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  write:         { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' },
-  // The name makes the create idempotent: sent again, it can only create the branch or answer 409.
-  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  // A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked.
-  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
-} as const satisfies Record<RuleSet, Rules>;
-
-export const READ_RULES: Rules = REQUEST_RULES.read;
-export const WRITE_RULES: Rules = REQUEST_RULES.write;
+export const READ_RULES: Rules = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' };
+// prettier-ignore
+export const WRITE_RULES: Rules = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' };
 
 /** The class of an HTTP status (`undefined`: no answer came). */
 export function answerClass(status: number | undefined): AnswerClass {

@@ -1,6 +1,7 @@
 import type { NeonClient } from './client.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { RESOURCE_ID } from './operation.js';
+import type { Connection } from './branch-outcome.js';
 
 /** A branch as the step reads it from the API (`Branch` in the OpenAPI document). */
 export interface Branch {
@@ -12,32 +13,6 @@ export interface Branch {
   /** On the service's clock (RFC 3339). */
   createdAt: string;
   expiresAt?: string;
-}
-
-/** What `create_branch` and `delete_branch` did to a branch, for the outputs and the reports. */
-export interface BranchOutcome {
-  /** None for a name already gone: the name is no id. */
-  id?: string;
-  name: string;
-  parentId?: string;
-  parentName?: string;
-  /** create_branch: made by this step (`false`: adopted); delete_branch: deleted now (`false`: already gone). */
-  created?: boolean;
-  deleted?: boolean;
-  expiresAt?: string;
-  /** From the step's first request until the branch had no operation in progress (ms). */
-  readyMs?: number;
-  connection?: Connection;
-}
-
-/** How to reach the branch's database; both URLs are secrets (masked when they were read). */
-export interface Connection {
-  url: string;
-  pooledUrl?: string;
-  host: string;
-  pooledHost?: string;
-  database: string;
-  role: string;
 }
 
 /** A branch of an answer, or undefined when it lacks what the step reads. */
