@@ -195,3 +195,14 @@ describe("the request's placeholders", () => {
     expect(quoted(text)).toEqual(filled);
   });
 });
+
+describe("the command's exit codes", () => {
+  /** docs/cli.md's table: every code, one row each. */
+  const table = [...page('docs/cli.md').matchAll(/^\| (\d+) +\|/gm)].map((m) => Number(m[1]));
+
+  it("the README's list names every code of docs/cli.md's table, in its order", () => {
+    const text = excerpt(prose('README.md'), /the exit code says how it ended \((.*?)\)\./);
+    expect([...text.matchAll(/(\d+) [a-zA-Z]/g)].map((m) => Number(m[1]))).toEqual(table);
+    expect(table).toEqual(expect.arrayContaining([0, 1, 2, 3, 4, 124, 130]));
+  });
+});

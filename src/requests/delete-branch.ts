@@ -50,19 +50,20 @@ async function perform(
   const { client, projectId } = deps;
   const found = await findBranch(client, projectId, kind.branch, deadline);
   const pathOf = (id: string) => `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
-  const gone = (id: string): Performed => {
+  // A name found nowhere has no id: `branch_id` stays empty, never the name.
+  const gone = (id?: string): Performed => {
     deps.log(`Branch ${kind.branch} is already gone: nothing to delete.`);
     const branch: BranchOutcome = { id, name: found?.name ?? kind.branch, outcome: 'gone' };
     const outcome: RequestOutcome = {
       method: 'DELETE',
-      path: pathOf(id),
+      path: pathOf(id ?? kind.branch),
       attempts: 0,
       lockedMs: 0,
       holders: []
     };
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
-  if (!found) return gone(kind.branch);
+  if (!found) return gone();
   const refused = found.default
     ? "the project's default branch"
     : found.protected
