@@ -256,17 +256,28 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     expect(outcome).toMatchObject({ status: 404, ended: 'gone', attempts: 1 });
   });
 
-  it('the rows: every kind retries 423, 429 and 503 alike; only a GET and the named kinds resend without an answer', () => {
-    for (const row of Object.values(REQUEST_RULES))
+  it('the rows: every kind retries 429 and 503 alike and awaits the lock on 423, but the lookups (the lock is watched with them); only a GET and the named kinds resend without an answer', () => {
+    for (const [kind, row] of Object.entries(REQUEST_RULES))
       expect([row.locked, row.throttled, row.unavailable]).toEqual([
-        'await_lock',
+        kind === 'lookup' ? 'retry' : 'await_lock',
         'retry',
         'retry'
       ]);
     const resent = Object.entries(REQUEST_RULES).filter(([, row]) => row.no_answer === 'resend');
-    expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
+    expect(resent.map(([kind]) => kind)).toEqual([
+      'lookup',
+      'read',
+      'create_branch',
+      'delete_branch'
+    ]);
     expect(answerClass(409)).toBe('conflict');
     expect(answerClass(undefined)).toBe('no_answer');
+    expect([500, 502, 503, 504].map(answerClass)).toEqual([
+      'server_error',
+      'server_error',
+      'unavailable',
+      'server_error'
+    ]);
   });
 
   it("docs/request.md's table of rules is the rows", () => {

@@ -1,7 +1,8 @@
 /**
  * What an answer means, for each kind of request: one row a kind, one column a class of answer.
- * `request.ts` sends by these rows and nothing else; docs/request.md's table is tested against them.
- * A new kind of request is one row here (and its test).
+ * The send loop (`send.ts`) reads these rows and nothing else, for every request of the step, the
+ * lookups (`lookup`) included; docs/request.md's table is tested against them. A new kind of
+ * request is one row here (and its test); "retry 502 everywhere" is one column.
  */
 
 /** The classes of answer a request can get (`no_answer`: a network error or a timeout). */
@@ -11,6 +12,7 @@ export const ANSWER_CLASSES = [
   'not_found',
   'locked',
   'unavailable',
+  'server_error',
   'throttled',
   'no_answer',
   'other'
@@ -25,7 +27,7 @@ export type AnswerClass = (typeof ANSWER_CLASSES)[number];
  * - `resend`: no answer to a request that is safe to send again (a GET, or one made idempotent by a name);
  * - `unconfirmed`: no answer to a mutation that may have been applied: never sent again;
  * - `await_lock`: 423 Locked: look at the operations holding the project, send again once they end;
- * - `retry`: 503 or 429: send again after a backoff (the answer's Retry-After when it has one);
+ * - `retry`: send again after a backoff (the answer's Retry-After when it has one);
  * - `refuse`: the step ends with the API's error.
  */
 export type Rule =
@@ -34,24 +36,29 @@ export type Rule =
 /** One row: what each class of answer means for one kind of request. */
 export type Rules = Readonly<Record<AnswerClass, Rule>>;
 
-/** The rows: `read` and `write` are the `request` input's (a GET, any other method). */
-export type RuleSet = 'read' | 'write' | 'create_branch' | 'delete_branch';
+/**
+ * The rows: `read` and `write` are the `request` input's (a GET, any other method); `lookup` is
+ * the step's own reads (operations, branches, endpoints, projects), which retry a 423 without
+ * watching the lock (the lock is watched with lookups).
+ */
+export type RuleSet = 'lookup' | 'read' | 'write' | 'create_branch' | 'delete_branch';
 
 /** Every row's columns, written out: the table is read as it is written. */
 // prettier-ignore
 export const REQUEST_RULES = {
-  read:          { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  write:         { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' },
+  lookup:        { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'retry',      unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
+  read:          { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
+  write:         { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' },
   // The name makes the create idempotent: sent again, it can only create the branch or answer 409.
-  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
+  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
   // A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked.
-  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
+  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
 } as const satisfies Record<RuleSet, Rules>;
 
 export const READ_RULES: Rules = REQUEST_RULES.read;
 export const WRITE_RULES: Rules = REQUEST_RULES.write;
 
-/** The class of an HTTP status (`undefined`: no answer came). */
+/** The class of an HTTP status (`undefined`: no answer came); `server_error`: a 5xx but 503. */
 export function answerClass(status: number | undefined): AnswerClass {
   if (status === undefined) return 'no_answer';
   if (status >= 200 && status < 300) return 'accepted';
@@ -62,8 +69,25 @@ export function answerClass(status: number | undefined): AnswerClass {
     429: 'throttled',
     503: 'unavailable'
   };
-  return byStatus[status] ?? 'other';
+  return byStatus[status] ?? (status >= 500 && status < 600 ? 'server_error' : 'other');
 }
 
 export const ruleFor = (rules: Rules, status: number | undefined): Rule =>
   rules[answerClass(status)];
+
+/** One answer as the exchange read it (`NeonClient.exchange`): its secrets already masked. */
+export interface Answer {
+  status: number;
+  /** The answer's JSON, redacted (undefined: not JSON). */
+  body?: Record<string, unknown>;
+  /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
+  errorText: string;
+  /** The service's id of the request (` (request_id …)` in messages). */
+  requestId?: string;
+  /** `Retry-After` in ms from now (an HTTP date read on the service's clock). */
+  retryAfterMs?: number;
+  /** Where a redirect pointed (its host), or `elsewhere`. */
+  redirectedTo: string;
+  /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
+  connectionUri?: string;
+}

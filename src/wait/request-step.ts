@@ -1,7 +1,6 @@
+import { type Branch, branchOf } from '../neon/resources.js';
 import {
   type AnsweredConnection,
-  type Branch,
-  branchOf,
   type BranchOutcome,
   type Connection,
   connectionOfAnswer,

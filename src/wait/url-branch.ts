@@ -1,6 +1,7 @@
 import { hostKey, isNeonHost, pooledHost } from '../database/neon-host.js';
 import { describeTarget, type DatabaseTarget } from '../database/url.js';
-import type { EndpointHosts, NeonClient } from '../neon/client.js';
+import type { NeonClient } from '../neon/client.js';
+import type { EndpointHosts } from '../neon/resources.js';
 import { actionNaming, CancelledError, type Naming } from '../util/errors.js';
 import { WAIT_STATUS } from './status.js';
 import type { WaitLog } from './tracker.js';
