@@ -16,7 +16,6 @@ const HOUR = 3_600_000;
 const answering = (
   answer: (method: RequestMethod, url: URL) => ReturnType<typeof jsonReply>
 ): Transport => ({
-  get: async (url) => answer('GET', new URL(url)),
   send: async (method, url) => answer(method, new URL(url)),
   close: async () => undefined
 });

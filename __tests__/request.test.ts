@@ -44,31 +44,33 @@ function project(
   const sent: Array<{ method: string; at: number }> = [];
   let lists = 0;
   const locked = () => clock.elapsed < lockedUntil;
+  /** The project's operations: a page of the list, or the holder by id. */
+  const list = (url: string) => {
+    lists++;
+    const status = locked() ? 'running' : 'finished';
+    const created_at = new Date(EPOCH + 1000).toISOString();
+    const op = {
+      id: HOLDER,
+      project_id: PROJECT,
+      branch_id: 'br-main',
+      action: 'apply_config',
+      status,
+      created_at
+    };
+    if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
+      return jsonReply(200, { operation: op });
+    const query = new URL(url).searchParams;
+    const limit = Number(query.get('limit') ?? 10);
+    const from = Number(query.get('cursor') ?? 0);
+    const page = [...newer, op].slice(from, from + limit);
+    return jsonReply(200, {
+      operations: page,
+      pagination: { cursor: String(from + page.length) }
+    });
+  };
   const transport: Transport = {
-    get: async (url: string) => {
-      lists++;
-      const status = locked() ? 'running' : 'finished';
-      const created_at = new Date(EPOCH + 1000).toISOString();
-      const op = {
-        id: HOLDER,
-        project_id: PROJECT,
-        branch_id: 'br-main',
-        action: 'apply_config',
-        status,
-        created_at
-      };
-      if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
-        return jsonReply(200, { operation: op });
-      const query = new URL(url).searchParams;
-      const limit = Number(query.get('limit') ?? 10);
-      const from = Number(query.get('cursor') ?? 0);
-      const page = [...newer, op].slice(from, from + limit);
-      return jsonReply(200, {
-        operations: page,
-        pagination: { cursor: String(from + page.length) }
-      });
-    },
-    send: async (method: RequestMethod) => {
+    send: async (method: RequestMethod, url: string) => {
+      if (new URL(url).pathname.includes('/operations')) return list(url);
       sent.push({ method, at: clock.elapsed });
       const status = answer?.() ?? (locked() ? 423 : 201);
       if (status === 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });

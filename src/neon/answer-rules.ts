@@ -75,19 +75,18 @@ export function answerClass(status: number | undefined): AnswerClass {
 export const ruleFor = (rules: Rules, status: number | undefined): Rule =>
   rules[answerClass(status)];
 
-/** One answer as the exchange read it (`NeonClient.exchange`): its secrets already masked. */
+/** One answer as the exchange read it (`NeonClient.exchange`), its secrets already masked. */
 export interface Answer {
   status: number;
-  /** The answer's JSON, redacted (undefined: not JSON). */
+  /** Its JSON, redacted (undefined: not JSON). */
   body?: Record<string, unknown>;
   /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
   errorText: string;
-  /** The service's id of the request (` (request_id …)` in messages). */
   requestId?: string;
   /** `Retry-After` in ms from now (an HTTP date read on the service's clock). */
   retryAfterMs?: number;
-  /** Where a redirect pointed (its host), or `elsewhere`. */
+  /** The host a redirect pointed to (`elsewhere` when unreadable). */
   redirectedTo: string;
-  /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
+  /** Its first connection URI, unredacted: only the `database_url` output holds it. */
   connectionUri?: string;
 }

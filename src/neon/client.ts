@@ -68,59 +68,42 @@ export interface Tries {
   lastError?: string;
   /** The last answer's `Retry-After` (ms). */
   retryAfterMs?: number;
-  /** The runner's time (epoch ms) of the first send that got no answer: it may have been applied. */
-  unansweredAt?: number;
 }
 
-/**
- * What the caller of the send loop does beside the rules: how a retry and an end are told, what a
- * good answer must hold, and (for the step's requests) the lock's watch and the mutation floor.
- */
+/** What the send loop's caller adds to the rules: what it says, and what it does between tries. */
 export interface SendOptions<T> {
-  /** What a 2xx holds; undefined when it lacks what is needed (sent again, as a fault). */
+  /** What an answer taken holds; undefined when it lacks what is needed (sent again, as a fault). */
   parse: (answer: Answer) => T | undefined;
-  /** The answer's error as messages say it. */
+  /** The answer's error as messages say it (`errorText` by default). */
   said?: (answer: Answer) => string;
   /** Until when faults other than 429 are retried (epoch ms; the caller has another way). */
   patience?: number;
   /** After a 429 without `Retry-After`, wait what this job's share of the minute says (`MinuteShare`). */
   sharing?: boolean;
   retry?: RetryPolicy;
-  /** Before each send, with the time left: the error to end with instead (a deadline, the mutation floor). */
+  /** Before each send, with the time left: an error to end with instead (a deadline, the mutation floor). */
   beforeSend?: (leftMs: number, tries: Tries) => Error | undefined;
-  /** Told of each send (after `beforeSend`). */
   onSend?: (tries: Tries) => void;
-  /** Before a pause: what is tried again, after how long. */
   onRetry?: (tries: Tries, delayMs: number, answer: Answer | undefined) => void;
-  /** `await_lock`: returns once the lock is released (true), or false to back off as a retry does. */
+  /** `await_lock`: true once the lock is released (sent again at once), false to back off as `retry`. */
   awaitLock?: (answer: Answer, tries: Tries) => Promise<boolean>;
-  refused: (answer: Answer, rule: Rule) => Error;
+  refused: (answer: Answer) => Error;
   unconfirmed?: (why: string) => Error;
   timedOut: (tries: Tries) => Error;
-  signal?: AbortSignal;
 }
 
 /** What the send loop ends with: the answer taken, the rule it met, what it holds. */
-export interface Sent<T> {
-  answer: Answer;
-  rule: Extract<Rule, 'accept' | 'adopt' | 'gone'>;
-  value: T;
-  tries: Tries;
-}
+type Sent<T> = { answer: Answer; rule: Extract<Rule, 'accept' | 'adopt' | 'gone'>; value: T };
 
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
 type Accept<T> = (body: Record<string, unknown>) => T | undefined;
-
-/** Whether the API host has answered any request of this client (an HTTP status is an answer). */
-type HostContact =
-  { state: 'untried' } | { state: 'unanswered'; since: number } | { state: 'answered' };
 
 /** A host that never answered is tried this long from the first request; once it has, until the deadline. */
 const FIRST_CONTACT_MS = 30_000;
 
 export class NeonClient {
   private readonly requestTimeoutMs: number;
-  readonly clock: Clock;
+  private readonly clock: Clock;
   private readonly retry: RetryPolicy;
   private readonly transport: Transport;
   private readonly headers: Record<string, string>;
@@ -131,7 +114,9 @@ export class NeonClient {
   throttled = 0;
   /** This job's share of the account's minute, learned from every answer and 429 (the lock's looks keep to it). */
   readonly share: MinuteShare;
-  private contact: HostContact = { state: 'untried' };
+  /** When the first request was sent, until the API host answers one (an HTTP status is an answer). */
+  private unansweredSince?: number;
+  private answered = false;
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -218,11 +203,8 @@ export class NeonClient {
     this.requests++;
     this.options.onRequest?.(method, path);
     const sentAt = this.clock.now();
-    if (this.contact.state === 'untried') this.contact = { state: 'unanswered', since: sentAt };
-    const sending =
-      method === 'GET' && body === undefined
-        ? this.transport.get(url, headers, signal)
-        : this.transport.send(method, url, headers, body, signal);
+    if (!this.answered) this.unansweredSince ??= sentAt;
+    const sending = this.transport.send(method, url, headers, body, signal);
     const response = await sending.catch((error: unknown) => {
       if (this.options.signal?.aborted) throw new CancelledError();
       // Cut short by the deadline rather than by the per-request limit: say which.
@@ -233,7 +215,7 @@ export class NeonClient {
       throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
     });
     const now = this.clock.now();
-    this.contact = { state: 'answered' };
+    this.answered = true;
     if (response.status === 429) this.share.throttled(now);
     else this.share.answer(now);
     const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
@@ -276,11 +258,13 @@ export class NeonClient {
    * request. `options` words what happens, and adds what the caller needs between tries.
    */
   async send<T>(request: ApiRequest, deadline: number, options: SendOptions<T>): Promise<Sent<T>> {
-    const { retry = this.retry, patience = deadline, signal, said = (a) => a.errorText } = options;
+    const { retry = this.retry, patience = deadline, said = (a) => a.errorText } = options;
+    const { signal } = this.options;
     const tries: Tries = { attempts: 0 };
     for (let backoff = 0; ;) {
       if (signal?.aborted) throw new CancelledError();
       const now = this.clock.now();
+      if (now >= deadline) throw options.timedOut(tries);
       const early = options.beforeSend?.(deadline - now, tries);
       if (early) throw early;
       tries.attempts++;
@@ -294,7 +278,6 @@ export class NeonClient {
         if (!(error instanceof TransientError)) throw error;
         if (ruleFor(request.rules, undefined) === 'unconfirmed' && options.unconfirmed)
           throw options.unconfirmed(error.message);
-        tries.unansweredAt ??= now;
         [tries.lastError, tries.retryAfterMs] = [error.message, undefined];
       }
       const rule = ruleFor(request.rules, answer?.status);
@@ -302,10 +285,10 @@ export class NeonClient {
         [tries.lastError, tries.retryAfterMs] = [said(answer), answer.retryAfterMs];
         if (rule === 'accept' || rule === 'adopt' || rule === 'gone') {
           const value = options.parse(answer);
-          if (value !== undefined) return { answer, rule, value, tries };
+          if (value !== undefined) return { answer, rule, value };
           const why = answer.body ? 'without the expected fields' : 'with a body that is not JSON';
           tries.lastError = `HTTP ${answer.status} ${why}`;
-        } else if (rule === 'refuse' || rule === 'unconfirmed') throw options.refused(answer, rule);
+        } else if (rule === 'refuse' || rule === 'unconfirmed') throw options.refused(answer);
         else if (
           rule === 'await_lock' &&
           options.awaitLock &&
@@ -322,11 +305,8 @@ export class NeonClient {
           ? this.shareDelay(left)
           : retry.delay(backoff++, left, tries.retryAfterMs, status === 429);
       if (delayMs === undefined) throw options.timedOut(tries);
-      const { contact } = this;
-      if (
-        contact.state === 'unanswered' &&
-        this.clock.now() + delayMs - contact.since > FIRST_CONTACT_MS
-      ) {
+      const since = this.answered ? undefined : this.unansweredSince;
+      if (since !== undefined && this.clock.now() + delayMs - since > FIRST_CONTACT_MS) {
         const { host } = new URL(this.options.baseUrl);
         throw new ApiError(`The API host ${host} never answered (${tries.lastError}).`, 0);
       }
@@ -360,24 +340,17 @@ export class NeonClient {
     patience = deadline,
     sharing = false
   ): Promise<T> {
-    const said = (answer: Answer) =>
-      `${answer.errorText}${answer.requestId ? ` (request_id ${answer.requestId})` : ''}`;
     const sent = await this.send({ method: 'GET', path, rules: REQUEST_RULES.lookup }, deadline, {
       parse: (answer) => (answer.body ? accept(answer.body) : undefined),
-      said,
+      said: (answer) => `${answer.errorText}${ref(answer)}`,
       patience,
       sharing,
-      signal: this.options.signal,
-      beforeSend: (leftMs, tries) =>
-        leftMs <= 0
-          ? new DeadlineError(tries.lastError, tries.lastAt, undefined, tries.firstAt)
-          : undefined,
       onRetry: (tries, delayMs, answer) => {
         if (answer?.status === 429) this.throttled++;
         const error = tries.lastError ?? '';
         this.options.onRetry?.({ path, attempt: tries.attempts, error, delayMs });
       },
-      refused: (answer) => lookupError(answer, said(answer), missing, notFound),
+      refused: (answer) => lookupError(answer, missing, notFound),
       timedOut: (tries) =>
         new DeadlineError(tries.lastError, tries.lastAt, tries.retryAfterMs, tries.firstAt)
     });
@@ -392,25 +365,23 @@ export class NeonClient {
 }
 
 /** A lookup refused: the key (401), a redirect not followed, what a 404 did not find, or the API's error. */
-function lookupError(
-  answer: Answer,
-  said: string,
-  missing: ApiError['missing'],
-  notFound: string | undefined
-): ApiError {
+function lookupError(answer: Answer, missing: ApiError['missing'], notFound?: string): ApiError {
   const { status, requestId } = answer;
+  const said = `${answer.errorText}${ref(answer)}`;
   if (status === 404 && notFound)
     return new ApiError(`${notFound} (${said}).`, 404, requestId, missing);
-  const ref = requestId ? ` (request_id ${requestId})` : '';
   const message =
     status === 401
-      ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`
+      ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref(answer)}.`
       : status >= 300 && status < 400
         ? `HTTP ${status}: the API redirected to ${answer.redirectedTo}; redirects are not followed, so that the ` +
           'API key is sent only to the API host.'
         : said;
   return new ApiError(message, status, requestId);
 }
+
+/** ` (request_id …)`: how a message names the request the service answered (none when it gave no id). */
+const ref = ({ requestId }: Answer) => (requestId ? ` (request_id ${requestId})` : '');
 
 const query = (params: Record<string, string | number | undefined>) =>
   new URLSearchParams(

@@ -76,7 +76,7 @@ export async function* pages<T extends { id: string }>(
 }
 
 /** The project's operations, newest first, page after page (`pages`), by `List operations`. */
-export async function* operationPages(
+export function operationPages(
   client: NeonClient,
   projectId: string,
   options: PagingOptions
@@ -96,5 +96,5 @@ export async function* operationPages(
     );
     return asPage({ ...page, limit: asked });
   };
-  yield* pages(fetchPage, { ...options, first: first && asPage(first) });
+  return pages(fetchPage, { ...options, first: first && asPage(first) });
 }

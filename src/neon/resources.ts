@@ -49,13 +49,8 @@ export function listOf<T>(
 ): { items: T[]; next?: string } | undefined {
   const fields = fieldsOf(body);
   const list = fields.get(key);
-  if (!Array.isArray(list)) return undefined;
-  const items: T[] = [];
-  for (const value of list) {
-    const read = item(value);
-    if (read === undefined) return undefined;
-    items.push(read);
-  }
+  const items = Array.isArray(list) ? list.map(item).filter((read) => read !== undefined) : [];
+  if (!Array.isArray(list) || items.length < list.length) return undefined;
   const next = textOf(fieldsOf(fields.get('pagination')), cursor);
   return { items, ...(next && { next }) };
 }

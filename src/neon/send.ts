@@ -196,7 +196,6 @@ export async function sendRequest(
   const sent = await client.send(request, deadline, {
     parse: (answer) => answer,
     retry: new RetryPolicy({ random }),
-    signal: deps.signal,
     beforeSend: (leftMs, tries) => {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
       if (leftMs < LAST_TRY_LEAD_MS) return timedOut(tries);
@@ -231,7 +230,11 @@ export async function sendRequest(
     // The body is never echoed: it may hold what the user did not mean to show.
     refused: (answer) =>
       new ApiError(`The request ${named} was refused: ${answer.errorText}.`, answer.status),
-    unconfirmed: (why) => unconfirmed(named, why),
+    unconfirmed: (why) =>
+      new UnconfirmedError(
+        `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ` +
+          "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again."
+      ),
     timedOut
   });
   const { answer, rule } = sent;
@@ -279,11 +282,4 @@ function deadlineError(outcome: RequestOutcome, lastError?: string): DeadlineErr
     : '';
   const what = `${outcome.method} ${outcome.path} not accepted after ${outcome.attempts} attempt(s)${held}`;
   return new DeadlineError(`${what} (last answer: ${lastError ?? 'none'})`);
-}
-
-function unconfirmed(named: string, why: string): UnconfirmedError {
-  return new UnconfirmedError(
-    `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ` +
-      "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again."
-  );
 }
