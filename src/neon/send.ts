@@ -12,7 +12,7 @@ import { withoutSecrets } from './secrets.js';
 
 /**
  * The kind of request the step makes, typed: what it is, not only its method and path. Each kind's
- * answers mean what its row of `REQUEST_RULES` says (`request-rules.ts`).
+ * answers mean what its row of `REQUEST_RULES` says (`answer-rules.ts`).
  */
 export type RequestKind =
   | { kind: 'request'; method: RequestMethod; path: string; body?: string }
