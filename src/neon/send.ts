@@ -212,7 +212,7 @@ export async function sendRequest(
         deps.log(`${named}: ${tries.lastError}; ${again} (attempt ${tries.attempts}).`);
     },
     awaitLock: async (_answer, tries) => {
-      lockedSince ??= clock.now();
+      lockedSince ??= tries.lastAt ?? clock.now(); // locked since the send the 423 answered
       const held = await lock.holders(deadline);
       const holders = held.map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
