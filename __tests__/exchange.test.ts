@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
-import { requestRules, sendRequest } from '../src/neon/send.js';
-import { performRequest } from '../src/wait/request-step.js';
+import { sendRequest } from '../src/neon/send.js';
+import { requestRules } from '../src/requests/api-request.js';
+import { createBranch } from '../src/requests/create-branch.js';
+import { deleteBranch } from '../src/requests/delete-branch.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 import { clientOver, jsonReply } from './helpers/stub-api.js';
 
@@ -87,7 +89,7 @@ describe('a 502 on GET …/connection_uri while a branch is adopted', () => {
       clock
     );
     const warnings: string[] = [];
-    const done = await performRequest(
+    const done = await createBranch.perform(
       { kind: 'create_branch', name: 'preview/pr-1' },
       clock.now() + 60_000,
       {
@@ -118,7 +120,7 @@ describe('a branch list answer without a branches array', () => {
       );
       const log = () => undefined;
       const deps = { client, projectId: PROJECT, clock, log, warn: log };
-      const deleting = performRequest(
+      const deleting = deleteBranch.perform(
         { kind: 'delete_branch', branch: 'preview/pr-1' },
         clock.now() + 60_000,
         deps

@@ -49,7 +49,7 @@ describe('create_branch: get or create by exact name', () => {
     const { result } = await run.wait({ ...CREATE, expires_in: '7d' });
     expect(result.status).toBe('finished');
     const branch = result.request?.branch;
-    expect(branch).toMatchObject({ name: 'preview/pr-1', created: true, parentName: 'main' });
+    expect(branch).toMatchObject({ name: 'preview/pr-1', outcome: 'created', parentName: 'main' });
     expect(named('preview/pr-1')).toHaveLength(1);
     expect(branch?.id).toBe(named('preview/pr-1')[0]?.id);
     // Seven days on the service's clock, to the second.
@@ -63,6 +63,7 @@ describe('create_branch: get or create by exact name', () => {
     expect(resultFields(report)).toMatchObject({
       branch_id: branch?.id,
       branch_name: 'preview/pr-1',
+      branch_outcome: 'created',
       created: true,
       database_host: branch?.connection?.host
     });
@@ -150,7 +151,7 @@ describe('create_branch: get or create by exact name', () => {
     expect(second.result.request?.status).toBe(409);
     expect(second.result.request?.branch).toMatchObject({
       id: first.result.request?.branch?.id,
-      created: false
+      outcome: 'reused'
     });
     expect(second.result.request?.branch?.connection?.url).toMatch(/^postgres/);
     expect(second.log.some((l) => /already exists .*reusing it/.test(l))).toBe(true);
@@ -176,7 +177,7 @@ describe('create_branch: get or create by exact name', () => {
     run = await InProcess.start(scenario());
     await run.wait(CREATE);
     const { result, log } = await run.wait({ ...CREATE, parent: 'dev' });
-    expect(result.request?.branch?.created).toBe(false);
+    expect(result.request?.branch?.outcome).toBe('reused');
     expect(log.some((l) => /^warning: .*not from dev/.test(l))).toBe(true);
   });
 
@@ -186,7 +187,7 @@ describe('create_branch: get or create by exact name', () => {
     const { result } = await run.wait(CREATE);
     expect(result.status).not.toMatch(/unconfirmed|error/);
     expect(creates().length).toBe(2);
-    expect(result.request?.branch?.created).toBe(true);
+    expect(result.request?.branch?.outcome).toBe('created');
     expect(named('preview/pr-1')).toHaveLength(1);
   });
 
@@ -195,7 +196,7 @@ describe('create_branch: get or create by exact name', () => {
     await run.wait(CREATE);
     run.sim.inject({ kind: 'reset' }, { method: 'POST', match: '/branches', times: 1 });
     const { result } = await run.wait(CREATE);
-    expect(result.request?.branch?.created).toBe(false);
+    expect(result.request?.branch?.outcome).toBe('reused');
   });
 
   it('ten jobs at once: one branch, each ends with its id, exactly one says created', async () => {
@@ -205,14 +206,14 @@ describe('create_branch: get or create by exact name', () => {
     expect(named('preview/pr-1')).toHaveLength(1);
     const id = named('preview/pr-1')[0]?.id;
     for (const job of jobs) expect(job.result.request?.branch?.id).toBe(id);
-    expect(jobs.filter((job) => job.result.request?.branch?.created)).toHaveLength(1);
+    expect(jobs.filter((job) => job.result.request?.branch?.outcome === 'created')).toHaveLength(1);
     expect(jobs.every((job) => !job.result.failure)).toBe(true);
   });
 
   it('a project locked 6 s: the create rides it out as request does', async () => {
     run = await InProcess.start(scenario([lock(PROJECT, -1000, 7000)]));
     const { result } = await run.wait(CREATE);
-    expect(result.request?.branch?.created).toBe(true);
+    expect(result.request?.branch?.outcome).toBe('created');
     expect(result.request?.holders.length).toBeGreaterThan(0);
     const accepted = creates().filter((r) => r.status === 201);
     expect(accepted).toHaveLength(1);
@@ -244,12 +245,12 @@ describe('delete_branch: by exact name or id', () => {
     await run.wait(CREATE);
     const { result } = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-1' });
     expect(result.status).toBe('finished');
-    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-1', deleted: true });
+    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-1', outcome: 'deleted' });
     expect(named('preview/pr-1')).toHaveLength(0);
     expect(named('preview/pr-12')).toHaveLength(1);
     const again = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-1' });
     expect(again.result.status).toBe('idle');
-    expect(again.result.request?.branch?.deleted).toBe(false);
+    expect(again.result.request?.branch?.outcome).toBe('gone');
     expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
   });
 

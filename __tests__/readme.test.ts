@@ -96,7 +96,7 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       branch: {
         id: 'br-a-1',
         name: 'preview/pr-1',
-        created: true,
+        outcome: 'created' as const,
         parentName: 'main',
         expiresAt: '2026-12-01T00:00:00Z',
         readyMs: 4100,

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { RequestMethod, Transport } from '../src/neon/http.js';
-import { requestRules, sendRequest } from '../src/neon/send.js';
+import { sendRequest } from '../src/neon/send.js';
+import { requestRules } from '../src/requests/api-request.js';
 import { typicalDurations } from '../src/wait/history.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_CLASSES, answerClass, REQUEST_RULES } from '../src/neon/answer-rules.js';
+import { ANSWER_CLASSES, answerClass, LOOKUP_RULES } from '../src/neon/answer-rules.js';
+import { REQUEST_RULES } from '../src/requests/index.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
 import { clientOver, jsonReply } from './helpers/stub-api.js';
@@ -258,20 +260,16 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     expect(outcome).toMatchObject({ status: 404, ended: 'gone', attempts: 1 });
   });
 
-  it('the rows: every kind retries 429 and 503 alike and awaits the lock on 423, but the lookups (the lock is watched with them); only a GET and the named kinds resend without an answer', () => {
-    for (const [kind, row] of Object.entries(REQUEST_RULES))
+  it('the rows: every kind retries 429 and 503 alike and awaits the lock on 423, the lookups retry it (the lock is watched with them); only a GET and the named kinds resend without an answer', () => {
+    for (const row of [...Object.values(REQUEST_RULES), LOOKUP_RULES])
       expect([row.locked, row.throttled, row.unavailable]).toEqual([
-        kind === 'lookup' ? 'retry' : 'await_lock',
+        row === LOOKUP_RULES ? 'retry' : 'await_lock',
         'retry',
         'retry'
       ]);
     const resent = Object.entries(REQUEST_RULES).filter(([, row]) => row.no_answer === 'resend');
-    expect(resent.map(([kind]) => kind)).toEqual([
-      'lookup',
-      'read',
-      'create_branch',
-      'delete_branch'
-    ]);
+    expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
+    expect(LOOKUP_RULES.no_answer).toBe('resend');
     expect(answerClass(409)).toBe('conflict');
     expect(answerClass(undefined)).toBe('no_answer');
     expect([500, 502, 503, 504].map(answerClass)).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { REQUEST_RULES, ruleFor } from '../src/neon/answer-rules.js';
+import { LOOKUP_RULES, ruleFor } from '../src/neon/answer-rules.js';
 import {
   LAST_TRY_LEAD_MS,
   MIN_GAP_MS,
@@ -61,7 +61,7 @@ describe('RetryPolicy', () => {
     [404, false],
     [302, false]
   ])('HTTP %i is retried by a lookup: %s', (status, expected) => {
-    expect(ruleFor(REQUEST_RULES.lookup, status) === 'retry').toBe(expected);
+    expect(ruleFor(LOOKUP_RULES, status) === 'retry').toBe(expected);
   });
 
   it('reads Retry-After as seconds or a future HTTP date', () => {

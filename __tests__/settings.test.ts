@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import * as core from '@actions/core';
-import { type InputReader, readSettings } from '../src/settings.js';
+import { readSettings } from '../src/settings.js';
+import type { InputReader } from '../src/settings/fields.js';
 import { sinceInput } from '../src/settings/since.js';
 import { InputError } from '../src/util/errors.js';
 

@@ -26,6 +26,7 @@ import {
   type StepScript
 } from '../simulator/scenario.js';
 import { reportedDurationMs, startSimulator, type Simulator } from '../simulator/server.js';
+import { DROP_COLUMN_AND_TABLE } from './helpers/schema-diffs.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document and the validators
@@ -1097,7 +1098,7 @@ describe('mutations and the reads after them', () => {
   });
 });
 
-describe('branches by name: 409, search, one branch, connection_uri, roles, deletion', () => {
+describe('branches by name: 409, search, one branch, connection_uri, roles, compare_schema, deletion', () => {
   const PROJECT_B = 'proud-leaf-12345678';
   const base = `/projects/${PROJECT_B}`;
   let clockMs = 0;
@@ -1117,7 +1118,8 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, dele
         keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
         projects: [project(PROJECT_B, { owner_id: 'user-1' })],
         operations: [],
-        ...seeded
+        ...seeded,
+        schemaDiffs: { 'preview/pr-12': DROP_COLUMN_AND_TABLE }
       },
       clock: () => clockMs,
       epoch: EPOCH
@@ -1365,6 +1367,43 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, dele
     expectAnswer(database, `${template}/databases/{database_name}`, 'get', 200);
     expectError(await call('GET', `${branchPath}/roles/nobody`), 404, /role not found/);
     expectError(await call('GET', `${branchPath}/databases/other`), 404, /database not found/);
+  });
+
+  it("GET compare_schema: 200 as BranchSchemaCompareResponse, the scenario's diff or none; 400 and 404", async () => {
+    const path = (name: string, query: string) =>
+      `${base}/branches/${idOf(name)}/compare_schema?${query}`;
+    const main = `base_branch_id=${idOf('main')}`;
+    const migrated = await call<{ diff: string }>(
+      'GET',
+      path('preview/pr-12', `${main}&db_name=neondb`)
+    );
+    expectAnswer(
+      migrated,
+      '/projects/{project_id}/branches/{branch_id}/compare_schema',
+      'get',
+      200
+    );
+    expect(migrated.body).toEqual({ diff: DROP_COLUMN_AND_TABLE });
+    // Without base_branch_id, against the branch's parent.
+    const byParent = await call<{ diff: string }>('GET', path('preview/pr-12', 'db_name=neondb'));
+    expect(byParent.body).toEqual({ diff: DROP_COLUMN_AND_TABLE });
+    const same = await call('GET', path('preview/pr-1', `${main}&db_name=neondb`));
+    expectAnswer(same, '/projects/{project_id}/branches/{branch_id}/compare_schema', 'get', 200);
+    expect(same.body).toEqual({ diff: '' });
+    expectError(await call('GET', path('preview/pr-1', main)), 400, /db_name is required/);
+    expectError(await call('GET', path('main', 'db_name=neondb')), 400, /base_branch_id/);
+    const otherDb = await call('GET', path('preview/pr-1', `${main}&db_name=other`));
+    expectError(otherDb, 404, /database not found: other/);
+    const noBase = await call(
+      'GET',
+      path('preview/pr-1', 'base_branch_id=br-none-0000&db_name=neondb')
+    );
+    expectError(noBase, 404, /branch not found: br-none-0000/);
+    const noBranch = await call(
+      'GET',
+      `${base}/branches/br-none-0000/compare_schema?db_name=neondb`
+    );
+    expectError(noBranch, 404, /branch not found/);
   });
 
   it.each([

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
 import { createTransport } from '../src/neon/http.js';
-import type { RequestKind } from '../src/neon/send.js';
-import { type WaitResult, waitFor } from '../src/wait/wait.js';
+import { performAndWait, type RequestKind } from '../src/requests/index.js';
+import type { WaitResult } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
 import {
   DEFAULT_KEY,
@@ -136,7 +136,7 @@ export const createBranchActionPeer: RequestPeer = {
 };
 
 /**
- * This action with `request: POST /projects/{project_id}/branches` and the job's `body`: `waitFor`
+ * This action with `request: POST /projects/{project_id}/branches` and the job's `body`: `performAndWait`
  * sends it (423 retried until the deadline, no resend after no answer), then waits for the
  * operations of the answer with the default `interval` (5s).
  */
@@ -159,7 +159,7 @@ export function actionRequestPeer(timeoutMs: number): RequestPeer {
 /** What this action's step needs of a bench scenario: the API, its key, its clock and randomness. */
 export type StepContext = Pick<RequestContext, 'projectId' | 'url' | 'apiKey' | 'time' | 'random'>;
 
-/** This action's step with `request` (`interval` 5 s), as `waitFor` runs it, on the scenario's clock. */
+/** This action's step with `request` (`interval` 5 s), as `performAndWait` runs it, on the scenario's clock. */
 export async function runActionStep(
   ctx: StepContext,
   request: RequestKind,
@@ -184,7 +184,12 @@ export async function runActionStep(
       request
     };
     const log = { info: () => undefined, warning: () => undefined };
-    return await waitFor(settings, { client, clock: ctx.time.clock, random: ctx.random, log });
+    return await performAndWait(settings, {
+      client,
+      clock: ctx.time.clock,
+      random: ctx.random,
+      log
+    });
   } finally {
     await client.close();
   }

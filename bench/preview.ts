@@ -2,7 +2,8 @@ import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenari
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
-import type { RequestKind } from '../src/neon/send.js';
+import type { RequestKind } from '../src/requests/index.js';
+import { BRANCH_WORDS } from '../src/report/branch-words.js';
 import { runActionStep, send } from './locked.js';
 import {
   EPOCH,
@@ -43,7 +44,7 @@ export interface PreviewRun {
 }
 
 /**
- * This action's side: the engine's `create_branch` / `delete_branch` (issue 35) through `waitFor`,
+ * This action's side: the engine's `create_branch` / `delete_branch` (issue 35) through `performAndWait`,
  * as the step runs them (default timeout 10 min and `interval` 5 s), one function for both.
  */
 async function ourStep(ctx: PreviewContext, request: RequestKind): Promise<PreviewEnding> {
@@ -52,7 +53,7 @@ async function ourStep(ctx: PreviewContext, request: RequestKind): Promise<Previ
   const branch = result.request?.branch;
   return {
     ending,
-    ...(branch ? { branchId: branch.id, created: branch.created } : {}),
+    ...(branch ? { branchId: branch.id, created: BRANCH_WORDS[branch.outcome].created } : {}),
     detail: result.failure ?? `${result.request?.attempts ?? 0} attempt(s), waited`
   };
 }

@@ -106,6 +106,11 @@ export interface Scenario {
    */
   branches?: BranchScript[];
   endpoints?: EndpointScript[];
+  /**
+   * What `compare_schema` answers for a branch, by its name or id: the diff of its schema against
+   * any base branch (its migrations). A branch not named here has the same schema as every other.
+   */
+  schemaDiffs?: Record<string, string>;
 }
 
 export const DEFAULT_KEY = 'neon-sim-key-0123456789abcdef';

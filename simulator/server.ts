@@ -707,6 +707,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         const list = liveEndpoints(p.id).filter((e) => e.branch_id === id);
         return send(x, 200, endpointList(p, list));
       }
+      case '/projects/{project_id}/branches/{branch_id}/compare_schema':
+        return compareSchema(x, p, id as string, url);
       case '/projects/{project_id}/endpoints':
         return send(x, 200, endpointList(p, liveEndpoints(p.id)));
       case '/projects/{project_id}/endpoints/{endpoint_id}': {
@@ -716,6 +718,25 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       }
     }
     return error(x, 404, 'not found');
+  }
+
+  /**
+   * `compare_schema`: `db_name` is required and must be the branch's database; `base_branch_id`, a
+   * live branch, is the branch's parent when left out (400 for a branch without one: the document
+   * gives no status; the simulator's choice). Answers the diff the scenario sets for the branch (by
+   * name or id), else an empty one, as `BranchSchemaCompareResponse`.
+   */
+  function compareSchema(x: Exchange, p: ProjectScript, branchId: string, url: URL): void {
+    const branch = branchById(p.id, branchId);
+    if (!branch) return error(x, 404, `branch not found: ${branchId}`);
+    const dbName = url.searchParams.get('db_name');
+    if (!dbName) return error(x, 400, 'db_name is required');
+    if (dbName !== DATABASE) return error(x, 404, `database not found: ${dbName}`);
+    const baseId = url.searchParams.get('base_branch_id') ?? branch.parent_id;
+    if (!baseId) return error(x, 400, 'base_branch_id is required for a branch without a parent');
+    if (!branchById(p.id, baseId)) return error(x, 404, `branch not found: ${baseId}`);
+    const diffs = scenario.schemaDiffs ?? {};
+    send(x, 200, { diff: diffs[branch.id] ?? diffs[branch.name] ?? '' });
   }
 
   /**

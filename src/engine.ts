@@ -8,16 +8,16 @@ import { fetchRecentOperations } from './neon/recent.js';
 import { formatDuration } from './util/duration.js';
 import { CancelledError, InputError, type Naming } from './util/errors.js';
 import { oneLine } from './util/text.js';
-import type { WaitSettings } from './wait/wait-settings.js';
+import { performAndWait, type StepSettings } from './requests/index.js';
 import type { WaitLog } from './wait/tracker.js';
 import { WAIT_STATUS } from './wait/status.js';
-import { type WaitDeps, type WaitResult, waitFor } from './wait/wait.js';
+import type { WaitDeps, WaitResult } from './wait/wait.js';
 
 /**
  * The engine the action's steps and the command share: settings in, one report out, whatever
  * happens (a proxy that cannot be used, the API failing, a cancellation).
  */
-export interface EngineSettings extends WaitSettings {
+export interface EngineSettings extends StepSettings {
   apiKey: string;
   apiHost: string;
   summary: boolean;
@@ -83,7 +83,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
     return inputErrorReport(message, startedAt, Date.now());
   }
   try {
-    const waited = await waitFor(settings, { ...deps, client });
+    const waited = await performAndWait(settings, { ...deps, client });
     const result = await databaseStep(waited, settings, { ...deps, client });
     const recent = await recentForSummary(client, result, settings);
     return buildReport(result, {

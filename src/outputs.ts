@@ -1,6 +1,7 @@
 import type { Report } from './report/model.js';
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
+import { BRANCH_WORDS } from './report/branch-words.js';
 
 /** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
 interface Output {
@@ -45,7 +46,8 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'request_lock', description: 'With request: `{"locked_seconds", "held_by"}` when 423 Locked answered (who held the project), else empty.', value: (r) => (r.request?.holders.length ? { locked_seconds: Number((r.request.lockedMs / 1000).toFixed(1)), held_by: r.request.holders } : undefined) , json: 'object `{locked_seconds, held_by}`, only when 423 Locked answered' },
   { name: 'branch_id', description: "The branch created, reused or deleted; with request, the answer's `branch.id`.", value: (r) => r.request?.branch?.id ?? answerId(r, 'branch', 'branches') , json: 'string, only when a branch was named or answered' },
   { name: 'branch_name', description: "That branch's name.", value: (r) => r.request?.branch?.name , json: 'string, only with create_branch or delete_branch' },
-  { name: 'created', description: '`true` when this step made the branch, `false` when it reused it.', value: (r) => r.request?.branch?.created , json: 'boolean, only with create_branch once the branch is known' },
+  { name: 'branch_outcome', description: 'What the step did to the branch: `created`, `reused`, `reset`, `deleted` or `gone` (already gone).', value: (r) => r.request?.branch?.outcome, json: 'string, only with create_branch or delete_branch once the branch is known' },
+  { name: 'created', description: '`true` when this step made the branch, `false` when it reused it.', value: (r) => r.request?.branch && BRANCH_WORDS[r.request.branch.outcome].created , json: 'boolean, only with create_branch once the branch is known' },
   { name: 'parent_branch', description: "The parent's name (or id).", value: (r) => r.request?.branch?.parentName ?? r.request?.branch?.parentId , json: 'string, only with create_branch once the branch is known' },
   { name: 'expires_at', description: 'When the branch expires (RFC 3339), else empty.', value: (r) => r.request?.branch?.expiresAt , json: 'string, only with a branch that expires' },
   { name: 'ready_seconds', description: 'Seconds until the branch was ready.', value: (r) => (r.request?.branch?.readyMs === undefined ? undefined : Number((r.request.branch.readyMs / 1000).toFixed(1))) , json: 'number, only once the branch is ready' },

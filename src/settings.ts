@@ -1,7 +1,7 @@
 import type { EngineSettings } from './engine.js';
 import type { InputName } from './inputs.js';
 import { RESOURCE_ID } from './neon/operation.js';
-import { requestKind } from './settings/request.js';
+import { CONNECTING_KINDS, readRequest } from './requests/index.js';
 import { registerSecret } from './util/redact.js';
 import { parseDatabaseUrl } from './database/url.js';
 import { secretsOf } from './util/url-secrets.js';
@@ -9,6 +9,7 @@ import { apiHostInput, apiKeyProblem } from './settings/api.js';
 import {
   asBool,
   type Field,
+  type InputReader,
   invalid,
   readBool,
   readChoices,
@@ -25,9 +26,6 @@ export interface Settings extends EngineSettings {
   commentTag: string;
   githubToken: string;
 }
-
-/** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
-export type InputReader = (name: string) => string;
 
 /** A true/false input read leniently (undefined when not one), for a step whose inputs are wrong. */
 export const boolOrNot = (input: InputReader, name: string): boolean | undefined =>
@@ -78,12 +76,13 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const idsFromInput = operationIdsInput(field('operation_id'));
   const givenOperations = operationsInput(field('operations'), projectId);
   const apiHost = apiHostInput(field('api_host'));
-  const request = requestKind(input, { project_id: projectId, branch_id: branchId }, apiHost);
-  if (fromResponse && request?.kind !== 'request' && request?.kind !== 'create_branch')
-    throw invalid(
-      field('database_url'),
-      (named) => `is 'response', which needs ${named('request')} or ${named('create_branch')}.`
-    );
+  const placeholders = { project_id: projectId, branch_id: branchId };
+  const request = readRequest(input, { placeholders, apiHost });
+  if (fromResponse && !CONNECTING_KINDS.some((kind) => kind === request?.kind))
+    throw invalid(field('database_url'), (named) => {
+      const kinds = CONNECTING_KINDS.map(named);
+      return `is 'response', which needs ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}.`;
+    });
   return {
     apiKey: key.value,
     timeoutMs: readDuration(field('timeout')),

@@ -37,7 +37,11 @@ describe('a preview branch through dist', () => {
 
     const opened = await runAction({ inputs: create });
     expect(opened.code).toBe(0);
-    expect(opened.outputs).toMatchObject({ created: 'true', branch_name: 'preview/pr-1' });
+    expect(opened.outputs).toMatchObject({
+      created: 'true',
+      branch_outcome: 'created',
+      branch_name: 'preview/pr-1'
+    });
     const id = opened.outputs.branch_id ?? '';
     expect(id).toMatch(/^br-/);
     expect(opened.outputs.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -57,20 +61,25 @@ describe('a preview branch through dist', () => {
     const rerun = await runAction({ inputs: create });
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).not.toMatch(/No connection URL/);
-    expect(rerun.outputs).toMatchObject({ created: 'false', branch_id: id });
+    expect(rerun.outputs).toMatchObject({
+      created: 'false',
+      branch_outcome: 'reused',
+      branch_id: id
+    });
     expect(rerun.outputs.database_url).toMatch(/^postgres/);
     expect(rerun.stdout).toMatch(/already exists .*reusing it/);
     expect(named('preview/pr-1')).toHaveLength(1);
 
     const closed = await runAction({ inputs: { ...inputs, delete_branch: 'preview/pr-1' } });
     expect(closed.code).toBe(0);
-    expect(closed.outputs.status).toBe('finished');
+    expect(closed.outputs).toMatchObject({ status: 'finished', branch_outcome: 'deleted' });
     expect(named('preview/pr-1')).toHaveLength(0);
     expect(named('preview/pr-12')).toHaveLength(1);
 
     const again = await runAction({ inputs: { ...inputs, delete_branch: 'preview/pr-1' } });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/already gone/);
+    expect(again.outputs.branch_outcome).toBe('gone');
   }, 120_000);
 
   it('the command: --dotenv writes the URLs (mode 0600), never stdout', async () => {
@@ -95,7 +104,11 @@ describe('a preview branch through dist', () => {
       expect(statSync(dotenv).mode & 0o777).toBe(0o600);
       const password = decodeURIComponent(new URL(env.DATABASE_URL!).password);
       expect(stdout + stderr).not.toContain(password);
-      expect(JSON.parse(stdout)).toMatchObject({ created: true, branch_name: 'preview/pr-1' });
+      expect(JSON.parse(stdout)).toMatchObject({
+        created: true,
+        branch_outcome: 'created',
+        branch_name: 'preview/pr-1'
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,10 +6,10 @@
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
-import { operation } from '../../simulator/scenario.js';
+import { DEFAULT_KEY, operation, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 let github: FakeGitHub | undefined;
@@ -251,6 +251,33 @@ describe('watch_job', () => {
       )
     ]);
     expect(sim.requests).toHaveLength(requests);
+  });
+
+  it("the post step never sends the step's request again: a branch a later step deleted stays deleted", async () => {
+    sim = await simulate({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+      projects: [project(PROJECT)],
+      operations: [],
+      ...seededBranches(PROJECT, [{ name: 'main' }])
+    });
+    const asked = inputs(sim, { create_branch: 'preview/pr-7' });
+    const main = await runAction({ inputs: asked });
+    expect(main.outputs.branch_outcome ?? main.outputs.created).toMatch(/^(created|true)$/);
+    // A later step of the job deletes the branch.
+    const branch = sim.branches(PROJECT).find((b) => b.name === 'preview/pr-7');
+    expect(branch).toBeDefined();
+    const deleted = await fetch(`${sim.url}/projects/${PROJECT}/branches/${branch?.id ?? ''}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${DEFAULT_KEY}` }
+    });
+    expect(deleted.status).toBe(200);
+    const before = sim.requests.length;
+    const post = await runAction({ inputs: asked, state: main.state, step: 'post' });
+    expect(post.code).toBe(0);
+    const sent = sim.requests.slice(before).map((r) => r.method);
+    expect(sent.length).toBeGreaterThan(0); // it watched the job
+    expect(sent.filter((method) => method !== 'GET')).toEqual([]);
+    expect(sim.branches(PROJECT).filter((b) => b.name === 'preview/pr-7')).toEqual([]);
   });
 
   it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {

@@ -3,7 +3,8 @@ import { NeonClient, type RetryEvent } from '../../src/neon/client.js';
 import { readSettings, type Settings } from '../../src/settings.js';
 import type { JobMark } from '../../src/wait/job-mark.js';
 
-import { type WaitResult, waitFor } from '../../src/wait/wait.js';
+import type { WaitResult } from '../../src/wait/wait.js';
+import { performAndWait } from '../../src/requests/index.js';
 import {
   DEFAULT_KEY,
   type OperationScript,
@@ -18,7 +19,7 @@ import { PROJECT } from './sim.js';
 
 /**
  * The action's wait in this process, wired as the engine wires it (settings read from the action's
- * inputs by name, `waitFor`, `NeonClient` over undici, real HTTP to the simulator on 127.0.0.1), on
+ * inputs by name, `performAndWait`, `NeonClient` over undici, real HTTP to the simulator on 127.0.0.1), on
  * simulated time shared with the simulator (`VirtualTime`): backoff, throttling and deadlines cost
  * no real time, and the decisions come out the same on any machine. The end-to-end tests keep one
  * spawned run of `dist/` per kind of behaviour; the decisions are tested here.
@@ -129,7 +130,7 @@ export class InProcess {
       onRetry: (event) => retries.push(event)
     });
     try {
-      const result = await waitFor(settings, {
+      const result = await performAndWait(settings, {
         client,
         clock: this.time.clock,
         random,

@@ -31,6 +31,10 @@ export async function run(signal = new AbortController().signal): Promise<void> 
       givenOperations: [],
       jobMark: mark,
       watchJob: false,
+      // The post step never writes: the step's request was the main step's to send (sent again, a
+      // branch a later step deleted would be made again and left behind).
+      request: undefined,
+      databaseFromResponse: false,
       // The main step listed the recent operations, and checked the database unless it only watched.
       ...(main && { databaseUrl: undefined }),
       summaryLimit: 0

@@ -1,4 +1,5 @@
-import type { BranchOutcome } from '../neon/branches.js';
+import type { BranchOutcome } from '../neon/branch-outcome.js';
+import { BRANCH_WORDS } from '../report/branch-words.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { type Report, serviceEnd } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
@@ -101,11 +102,11 @@ export function renderJunit(report: Report): string {
 
 /** `created from main (br-…), expires 2026-12-05T10:00:00Z`, `reused …`, `deleted`, `already gone`. */
 function branchDone(branch: BranchOutcome): string {
-  if (branch.deleted !== undefined)
-    return `${branch.id}: ${branch.deleted ? 'deleted' : 'already gone'}`;
+  const words = BRANCH_WORDS[branch.outcome];
+  if (!words.fromParent) return `${branch.id}: ${words.junit}`;
   const from = branch.parentName ?? branch.parentId;
   const expires = branch.expiresAt ? `, expires ${branch.expiresAt}` : '';
-  return `${branch.id}: ${branch.created ? 'created' : 'reused'}${from ? ` from ${from}` : ''}${expires}`;
+  return `${branch.id}: ${words.junit}${from ? ` from ${from}` : ''}${expires}`;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
- * What an answer means, for each kind of request: one row a kind, one column a class of answer.
- * The send loop (`send.ts`) reads these rows and nothing else, for every request of the step, the
- * lookups (`lookup`) included; docs/request.md's table is tested against them. A new kind of
- * request is one row here (and its test); "retry 502 everywhere" is one column.
+ * What an answer means: one row a kind of request (`Rules`), one column a class of answer.
+ * The send loop (`NeonClient.send`) reads these rows and nothing else, for every request of the
+ * step, its own lookups (`LOOKUP_RULES`) included; `REQUEST_RULES` (`requests/index.ts`) gathers
+ * every kind's, and docs/request.md's table is tested against it. "Retry 502 everywhere" is one column.
  */
 
 /** The classes of answer a request can get (`no_answer`: a network error or a timeout). */
@@ -37,26 +37,18 @@ export type Rule =
 export type Rules = Readonly<Record<AnswerClass, Rule>>;
 
 /**
- * The rows: `read` and `write` are the `request` input's (a GET, any other method); `lookup` is
- * the step's own reads (operations, branches, endpoints, projects), which retry a 423 without
- * watching the lock (the lock is watched with lookups).
+ * The rows of any request by its method: `read` (a GET: safe to send again), `write` (any other
+ * method: never sent again once it may have been applied). Each kind of request declares its own
+ * row beside them in its module (`requests/`). `LOOKUP_RULES`: the step's own reads (operations,
+ * branches, endpoints, projects), which retry a 423 without watching the lock (the lock is
+ * watched with lookups).
  */
-export type RuleSet = 'lookup' | 'read' | 'write' | 'create_branch' | 'delete_branch';
-
-/** Every row's columns, written out: the table is read as it is written. */
 // prettier-ignore
-export const REQUEST_RULES = {
-  lookup:        { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'retry',      unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  read:          { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  write:         { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' },
-  // The name makes the create idempotent: sent again, it can only create the branch or answer 409.
-  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' },
-  // A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked.
-  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
-} as const satisfies Record<RuleSet, Rules>;
-
-export const READ_RULES: Rules = REQUEST_RULES.read;
-export const WRITE_RULES: Rules = REQUEST_RULES.write;
+export const READ_RULES: Rules = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' };
+// prettier-ignore
+export const WRITE_RULES: Rules = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'unconfirmed', other: 'refuse' };
+// prettier-ignore
+export const LOOKUP_RULES: Rules = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'retry',      unavailable: 'retry', server_error: 'retry',  throttled: 'retry', no_answer: 'resend',      other: 'refuse' };
 
 /** The class of an HTTP status (`undefined`: no answer came); `server_error`: a 5xx but 503. */
 export function answerClass(status: number | undefined): AnswerClass {

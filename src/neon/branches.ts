@@ -1,33 +1,9 @@
 import type { NeonClient } from './client.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { ApiError } from '../util/errors.js';
+import type { Connection } from './branch-outcome.js';
 import { type Page, pages } from './paging.js';
 import { type Branch, branchOf, listOf } from './resources.js';
-
-/** What `create_branch` and `delete_branch` did to a branch, for the outputs and the reports. */
-export interface BranchOutcome {
-  id: string;
-  name: string;
-  parentId?: string;
-  parentName?: string;
-  /** create_branch: made by this step (`false`: adopted); delete_branch: deleted now (`false`: already gone). */
-  created?: boolean;
-  deleted?: boolean;
-  expiresAt?: string;
-  /** From the step's first request until the branch had no operation in progress (ms). */
-  readyMs?: number;
-  connection?: Connection;
-}
-
-/** How to reach the branch's database; both URLs are secrets (masked when they were read). */
-export interface Connection {
-  url: string;
-  pooledUrl?: string;
-  host: string;
-  pooledHost?: string;
-  database: string;
-  role: string;
-}
 
 /** How many pages of the branch list are read at most, of this many branches each. */
 const MAX_PAGES = 50;

@@ -6,7 +6,7 @@ import { secretsOf } from '../util/url-secrets.js';
 import { oneLine } from '../util/text.js';
 import { firstConnectionUri, responseSecrets } from './secrets.js';
 import { createTransport, type RequestMethod, type Transport } from './http.js';
-import { type Answer, ruleFor, REQUEST_RULES, type Rule, type Rules } from './answer-rules.js';
+import { type Answer, LOOKUP_RULES, ruleFor, type Rule, type Rules } from './answer-rules.js';
 import {
   LAST_TRY_LEAD_MS,
   MIN_GAP_MS,
@@ -340,7 +340,7 @@ export class NeonClient {
     patience = deadline,
     sharing = false
   ): Promise<T> {
-    const sent = await this.send({ method: 'GET', path, rules: REQUEST_RULES.lookup }, deadline, {
+    const sent = await this.send({ method: 'GET', path, rules: LOOKUP_RULES }, deadline, {
       parse: (answer) => (answer.body ? accept(answer.body) : undefined),
       said: (answer) => `${answer.errorText}${ref(answer)}`,
       patience,

@@ -3,34 +3,12 @@ import { formatDuration } from '../util/duration.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../util/errors.js';
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
-import type { BranchOutcome } from './branches.js';
+import type { BranchOutcome } from './branch-outcome.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
-import { READ_RULES, type Rule, type Rules, WRITE_RULES } from './answer-rules.js';
+import { type Rule } from './answer-rules.js';
 import { LAST_TRY_LEAD_MS, MIN_GAP_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
-
-/**
- * The kind of request the step makes, typed: what it is, not only its method and path. Each kind's
- * answers mean what its row of `REQUEST_RULES` says (`answer-rules.ts`).
- */
-export type RequestKind =
-  | { kind: 'request'; method: RequestMethod; path: string; body?: string }
-  | {
-      kind: 'create_branch';
-      name: string;
-      /** A branch name or id; none: the project's default branch. */
-      parent?: string;
-      /** How long the branch lives, from its creation (sent as `expires_at` on the service's clock). */
-      expiresInMs?: number;
-      roleName?: string;
-      databaseName?: string;
-    }
-  | { kind: 'delete_branch'; branch: string };
-
-/** The `request` input's row: a GET is safe to send again, any other method is not. */
-export const requestRules = (method: RequestMethod): Rules =>
-  method === 'GET' ? READ_RULES : WRITE_RULES;
 
 /** What happened to the request: the answer accepted, and what it cost to get it. */
 export interface RequestOutcome {
@@ -40,7 +18,7 @@ export interface RequestOutcome {
   ended?: Extract<Rule, 'accept' | 'adopt' | 'gone'>;
   /** The runner's time (epoch ms) of the first send that got no answer: it may have been applied. */
   unansweredAt?: number;
-  /** What `create_branch` or `delete_branch` did to the branch. */
+  /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
   status?: number;

@@ -5,7 +5,8 @@ import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { DatabaseCheck } from '../database/probe.js';
-import type { BranchOutcome } from '../neon/branches.js';
+import type { BranchOutcome } from '../neon/branch-outcome.js';
+import { BRANCH_WORDS } from './branch-words.js';
 import type { RequestOutcome } from '../neon/send.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus } from '../neon/operation-status.js';
@@ -132,17 +133,13 @@ function requestLine(request: RequestOutcome): string {
 
 /**
  * `Created branch preview/pr-1 (br-…) from main · expires 2026-12-05T10:00:00Z · ready in 4.1s`, or
- * `Reused`, `Deleted`, `already gone`: what `create_branch` or `delete_branch` did, and the lock it met.
+ * `Reused`, `Deleted`, `already gone` (`BRANCH_WORDS`): what a branch kind did, and the lock it met.
  */
 function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
   const named = `${code(branch.name)} (${code(branch.id)})`;
   const from = branch.parentName ?? branch.parentId;
-  const what =
-    branch.deleted === true
-      ? `Deleted branch ${named}`
-      : branch.deleted === false
-        ? `Branch ${named} was already gone`
-        : `${branch.created ? 'Created' : 'Reused'} branch ${named}${from ? ` from ${code(from)}` : ''}`;
+  const words = BRANCH_WORDS[branch.outcome];
+  const what = `${words.summary(named)}${words.fromParent && from ? ` from ${code(from)}` : ''}`;
   const facts = [
     what,
     branch.expiresAt && `expires ${escapeText(branch.expiresAt)}`,

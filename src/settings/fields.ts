@@ -4,6 +4,9 @@ import { formatDuration, parseDuration } from '../util/duration.js';
 import { InputError, type Naming } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
 
+/** Reads one input by its name in action.yml, untrimmed ('' when unset): each reader decides what spaces mean. */
+export type InputReader = (name: string) => string;
+
 /** An input's value, trimmed, with its name for the error. */
 export type Field = { value: string; name: InputName };
 
@@ -77,4 +80,28 @@ export function readCount(field: Field): number {
   const { default: fallback, min = 0, max = Infinity } = row(field.name);
   const inBounds = (v: string) => (/^\d+$/.test(v) && +v >= min && +v <= max ? +v : undefined);
   return readField(field, Number(fallback), inBounds, `a whole number from ${min} to ${max}`);
+}
+
+const BRANCH_FORMS = {
+  name: 'a branch name of 1 to 256 characters, such as preview/pr-42',
+  'name or id': 'a branch name (such as preview/pr-42) or id (such as br-wispy-meadow-118737)'
+};
+
+/**
+ * A branch name (or id) as given, spaces around it dropped: set, at most 256 characters, no control
+ * character. Characters are code points, as the OpenAPI document's `maxLength: 256` counts them
+ * (JSON Schema counts a string's characters, not its UTF-16 units): 200 emoji are 200.
+ */
+export function readBranchName(field: Field, by: keyof typeof BRANCH_FORMS): string {
+  const { value } = field;
+  const characters = [...value].length;
+  const problem = !value
+    ? 'it is empty (only spaces)'
+    : characters > 256
+      ? `it has ${characters} characters`
+      : /\p{Cc}/u.test(value)
+        ? 'it holds a control character or a newline'
+        : undefined;
+  if (!problem) return value;
+  throw invalid(field, `must be ${BRANCH_FORMS[by]}; ${problem}.`);
 }

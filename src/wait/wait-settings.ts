@@ -1,5 +1,4 @@
 import type { Operation } from '../neon/operation.js';
-import type { RequestKind } from '../neon/send.js';
 import type { JobMark } from './job-mark.js';
 import type { FailurePolicy } from './status.js';
 
@@ -20,8 +19,6 @@ export interface WaitSettings {
   policy: FailurePolicy;
   /** Mark where the project's operations stand now, for the post step of `watch_job`. */
   watchJob?: boolean;
-  /** Sent first (`request`, `body`); the operations of its answer are then awaited as `givenOperations`. */
-  request?: RequestKind;
   /** Watch what the job started after this point (the post step of `watch_job`). */
   jobMark?: JobMark;
 }

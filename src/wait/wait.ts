@@ -12,14 +12,12 @@ import type { WaitSettings } from './wait-settings.js';
 import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
-import { learnHistory, nextCheckIn, type Survival, typicalDurations } from './history.js';
+import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { isInProgress } from '../neon/operation-status.js';
 import { type FailurePolicy, type Verdict, WAIT_STATUS } from './status.js';
 import { OperationTracker, type WaitLog } from './tracker.js';
-
 import type { RequestOutcome } from '../neon/send.js';
-import { performRequest } from './request-step.js';
 
 /** Everything the wait saw, whatever way it ended; the report is built from it once. */
 export interface WaitResult extends Ending {
@@ -67,85 +65,10 @@ export interface WaitDeps {
 }
 
 /**
- * The `request` first, when asked (its retries count against the same deadline), then the wait for
- * the operations of its answer, exactly as if they had been given as `operations`.
+ * The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result.
+ * After a request, `stepStartedAt` is the step's start: the deadline counts from it.
  */
-export async function waitFor(settings: WaitSettings, deps: WaitDeps): Promise<WaitResult> {
-  const { request } = settings;
-  if (!request) return waitOn(settings, deps);
-  const clock = deps.clock ?? systemClock;
-  const startedAt = clock.now();
-  const deadline = startedAt + settings.timeoutMs;
-  let outcome: RequestOutcome | undefined;
-  const ended = (ending: Ending): WaitResult => ({
-    kind: kindFor(settings),
-    projectId: settings.projectId,
-    policy: settings.policy,
-    operations: [],
-    startedAt,
-    finishedAt: clock.now(),
-    serviceAheadMs: deps.client.serviceClock.offsetMs,
-    checks: 0,
-    timedOut: false,
-    apiUnusable: false,
-    ...ending,
-    request: outcome
-  });
-  try {
-    const projectId = await resolveProjectId(deps.client, settings, deadline);
-    const log = (line: string) => deps.log.info(line);
-    const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
-    const { client, random, signal } = deps;
-    const onProgress = (seen: RequestOutcome) => {
-      outcome = seen;
-      deps.onRequest?.(seen);
-    };
-    // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
-    const awaits = settings.wait;
-    const durations = typicalDurations;
-    const sending = {
-      client,
-      projectId,
-      clock,
-      random,
-      signal,
-      log,
-      warn,
-      onProgress,
-      awaits,
-      durations
-    };
-    const done = await performRequest(request, deadline, sending);
-    outcome = done.outcome;
-    const { follow } = done;
-    if (follow === 'nothing') return { ...ended({ status: WAIT_STATUS.idle }), projectId };
-    const given = 'operations' in follow ? follow.operations : [];
-    deps.log.info(
-      `${outcome.method} ${outcome.path}: HTTP ${outcome.status} after ${outcome.attempts} attempt(s); ` +
-        ('branchId' in follow
-          ? `waiting until branch ${follow.branchId} has no operation in progress.`
-          : `${given.length} operation(s) started.`)
-    );
-    const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
-    const rest = {
-      operationIds: ids,
-      ...('branchId' in follow && { branchId: follow.branchId })
-    };
-    // The request's deadline goes on: the wait counts from the step's start, so that a timeout
-    // names the step's `timeout`, not what the request left of it.
-    const waiting = { ...settings, ...rest, projectId, givenOperations: given };
-    const waited = await waitOn(waiting, deps, startedAt);
-    const readyMs = waited.finishedAt - startedAt;
-    const branch = outcome.branch && { ...outcome.branch, ...(!waited.failure && { readyMs }) };
-    return { ...waited, startedAt, request: { ...outcome, branch } };
-  } catch (error) {
-    const context = { settings, startedAt, signal: deps.signal, checksDone: 0, named: deps.named };
-    return ended(endingOf(error, context));
-  }
-}
-
-/** The wait: project → mode → checks until a verdict, the deadline or a cancellation → one result. */
-async function waitOn(
+export async function waitFor(
   settings: WaitSettings,
   deps: WaitDeps,
   stepStartedAt?: number
@@ -204,7 +127,9 @@ async function waitOn(
     const left = formatDuration(Math.max(0, deadline - clock.now()));
     const limit = formatDuration(settings.timeoutMs);
     if (settings.wait)
-      log.info(`${mode.goal} (${settings.request ? `${left} left` : `timeout ${limit}`}).`);
+      log.info(
+        `${mode.goal} (${stepStartedAt === undefined ? `timeout ${limit}` : `${left} left`}).`
+      );
 
     const pace = new Pace();
     let checkedAt = startedAt;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { inputErrorOf, settingsOf } from './helpers/settings.js';
 
+// The free-form request (src/requests/api-request.ts): `request`'s method, path and placeholders, and `body`.
+
 const PROJECT = 'spring-example-302709';
 
 describe('request and body', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { inputErrorOf as inputErrorIn, settingsOf as settingsIn } from './helpers/settings.js';
 
-// The request grammar (src/settings/request.ts): `request`'s path as the URL parser resolves it, and
+// The request kinds' inputs (src/requests/): `request`'s path as the URL parser resolves it, and
 // the preview-branch inputs read into one typed request, refused before anything is sent.
 
 const PROJECT = 'spring-example-302709';
@@ -49,6 +49,17 @@ describe('create_branch and delete_branch: one typed request', () => {
     });
   });
 
+  it('a name is counted in characters (code points), as the OpenAPI maxLength of 256 counts it', () => {
+    const emoji = '🌿'.repeat(200); // 400 UTF-16 units
+    expect(settingsOf({ create_branch: emoji }).request).toMatchObject({ name: emoji });
+    expect(settingsOf({ delete_branch: '🌿'.repeat(256) }).request).toMatchObject({
+      branch: '🌿'.repeat(256)
+    });
+    const error = inputErrorOf({ create_branch: '🌿'.repeat(257) });
+    expect(error.input).toBe('create_branch');
+    expect(error.message).toMatch(/of 1 to 256 characters.*; it has 257 characters\./);
+  });
+
   it('delete_branch by name or id', () => {
     expect(settingsOf({ delete_branch: 'preview/pr-42' }).request).toEqual({
       kind: 'delete_branch',
@@ -79,6 +90,11 @@ describe('create_branch and delete_branch: one typed request', () => {
     [{ parent: 'main' }, 'parent', /is an input of input 'create_branch', which is not set/],
     [{ delete_branch: 'x', expires_in: '7d' }, 'expires_in', /input of input 'create_branch'/],
     [{ create_branch: 'x', body: '{}' }, 'body', /writes its own/],
+    [
+      { delete_branch: 'x', body: '{}' },
+      'body',
+      /is the body of input 'request'; input 'delete_branch' writes its own request/
+    ],
     [
       { database_url: 'response', delete_branch: 'x' },
       'database_url',
