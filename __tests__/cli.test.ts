@@ -7,7 +7,8 @@ import { jsonErrorPlace } from '../src/util/json-error.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
 import type { Operation } from '../src/neon/operation.js';
-import { inputErrorReport, type Report } from '../src/report/model.js';
+import type { Report } from '../src/report/model.js';
+import { makeReport, type ReportFields } from './helpers/builders.js';
 import { clearSecrets, registerSecret } from '../src/util/redact.js';
 
 /** A stream that records what is written, as a terminal (`isTTY`) or a pipe would receive it. */
@@ -188,14 +189,16 @@ describe('usage errors', () => {
 });
 
 describe('the ending', () => {
-  const timeout = (failingSince?: number): Report => ({
-    ...inputErrorReport('', 1000, 61_000),
-    status: 'timeout',
-    timedOut: true,
-    timeoutMs: 60_000,
-    failure: 'Still waiting for x (timeout 1m)',
-    ...(failingSince !== undefined && { lastError: 'HTTP 503', failingSince })
-  });
+  const timeout = (failingSince?: number): Report =>
+    makeReport({
+      startedAt: 1000,
+      finishedAt: 61_000,
+      status: 'timeout',
+      timedOut: true,
+      timeoutMs: 60_000,
+      failure: 'Still waiting for x (timeout 1m)',
+      ...(failingSince !== undefined && { lastError: 'HTTP 503', failingSince })
+    });
 
   it('after a timeout, exit 3 only when the API failed from the first half of the wait to its end', () => {
     expect(exitCode(timeout())).toBe(124);
@@ -261,21 +264,23 @@ describe('what an interruption or a timeout leaves behind (issue 37 item 4)', ()
     created_at: '2026-11-26T10:00:00Z',
     updated_at: '2026-11-26T10:00:01Z'
   };
-  const cut = (fields: Partial<Report>): Report => ({
-    ...inputErrorReport('', 1000, 61_000),
-    status: 'aborted',
-    operations: [open],
-    request: {
-      method: 'POST',
-      path: '/projects/p-1/branches',
-      status: 201,
-      attempts: 1,
-      lockedMs: 0,
-      holders: [],
-      response: { branch: { id: 'br-misty-sun-1a2b3c4d' }, operations: [open] }
-    },
-    ...fields
-  });
+  const cut = (fields: ReportFields): Report =>
+    makeReport({
+      startedAt: 1000,
+      finishedAt: 61_000,
+      status: 'aborted',
+      operations: [open],
+      request: {
+        method: 'POST',
+        path: '/projects/p-1/branches',
+        status: 201,
+        attempts: 1,
+        lockedMs: 0,
+        holders: [],
+        response: { branch: { id: 'br-misty-sun-1a2b3c4d' }, operations: [open] }
+      },
+      ...fields
+    });
 
   it('names what the request made and what still runs at Neon, and that it goes on there', () => {
     expect(leftBehind(cut({}))).toBe(

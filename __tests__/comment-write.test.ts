@@ -6,33 +6,51 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import * as core from '../__fixtures__/core.js';
-import { startFakeGitHub, type TokenScript } from '../simulator/github.js';
+import { type FakeGitHub, startFakeGitHub, type TokenScript } from '../simulator/github.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
+
+type CommentModule = typeof import('../src/action/comment.js');
+type ModelModule = typeof import('../src/report/model.js');
 
 const AUTHOR = 'github-actions[bot]';
 const TOKEN = 'ghs_job_token';
 const tokens: Record<string, TokenScript> = { [TOKEN]: { author: AUTHOR } };
-const gh = await startFakeGitHub(tokens);
-const dir = mkdtempSync(join(tmpdir(), 'comment-write-'));
-writeFileSync(join(dir, 'event.json'), JSON.stringify({ number: 7, pull_request: { number: 7 } }));
 const savedEnv = { ...process.env };
-// Read when `@actions/github` is first loaded, by writeComment.
-Object.assign(process.env, {
-  GITHUB_API_URL: gh.url,
-  GITHUB_REPOSITORY: 'octo-org/octo-repo',
-  GITHUB_EVENT_NAME: 'pull_request',
-  GITHUB_EVENT_PATH: join(dir, 'event.json')
-});
-const { digestOf, marker, writeComment } = await import('../src/action/comment.js');
-const { inputErrorReport } = await import('../src/report/model.js');
+// Started in beforeAll, not on import: a run that filters out every test here runs no hook, and a
+// server started on import would then be left open and keep the worker from exiting.
+let gh: FakeGitHub;
+let dir: string;
+let digestOf: CommentModule['digestOf'];
+let marker: CommentModule['marker'];
+let writeComment: CommentModule['writeComment'];
+let inputErrorReport: ModelModule['inputErrorReport'];
+let report: ReturnType<ModelModule['inputErrorReport']>;
 
+beforeAll(async () => {
+  gh = await startFakeGitHub(tokens);
+  dir = mkdtempSync(join(tmpdir(), 'comment-write-'));
+  writeFileSync(
+    join(dir, 'event.json'),
+    JSON.stringify({ number: 7, pull_request: { number: 7 } })
+  );
+  // Read when `@actions/github` is first loaded, by writeComment.
+  Object.assign(process.env, {
+    GITHUB_API_URL: gh.url,
+    GITHUB_REPOSITORY: 'octo-org/octo-repo',
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: join(dir, 'event.json')
+  });
+  ({ digestOf, marker, writeComment } = await import('../src/action/comment.js'));
+  ({ inputErrorReport } = await import('../src/report/model.js'));
+  report = inputErrorReport('what this run says', 0, 1);
+});
 afterAll(async () => {
   process.env = savedEnv;
-  await gh.close();
-  rmSync(dir, { recursive: true, force: true });
+  await gh?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
   core.reset();
@@ -40,7 +58,6 @@ beforeEach(() => {
   gh.requests.length = 0;
 });
 
-const report = inputErrorReport('what this run says', 0, 1);
 /** A comment of ours from an earlier run (another digest: this run's report differs). */
 const oursBefore = () => gh.addComment(`${marker('', digestOf('an earlier report'))}\nold`, AUTHOR);
 const others = (count: number) => {

@@ -13,88 +13,92 @@ import {
 } from '../bench/locked.js';
 import { actionPeer, crowdOfOneAccount, runPeer } from '../bench/peers.js';
 import { lockLookMs, nextLookMs } from '../src/neon/send.js';
+import { itLong } from './helpers/long.js';
+
+// Each crowd costs seconds of CPU (a hundred jobs polling over real HTTP): `npm test` runs one seed
+// of each, `npm run test:long` the others (`[long] …`), and `npm run bench` reports the figures.
+const CROWD_TITLE =
+  'all end with the right verdict, none fails on 429, within 700 a minute once throttled (seed %i)';
+const UNDER_LIMIT_TITLE =
+  'all created once, at most 30 answered 429, the last job done within 1.5 × the serial sum + 5 s (seed %i)';
+const WITH_HISTORY_TITLE =
+  'the looks pace toward its end: the lock costs less than the minute, the project is free at most 50 s (seed %i)';
 
 describe('a crowd of 100 jobs of one account (simulated time)', () => {
-  it.each([7, 11, 23])(
-    'all end with the right verdict, none fails on 429, within 700 a minute once throttled (seed %i)',
-    async (seed) => {
-      const run = await runPeer({
-        peer: actionPeer(),
-        jobs: crowdOfOneAccount(100, seed),
-        limitMs: 30 * 60_000,
-        resolutionMs: 10
-      });
-      const endings = run.jobs.map((job) => job.ending);
-      expect(endings.filter((e) => e !== 'success')).toEqual([]);
-      const notices = run.jobs.map((job) => job.noticeMs as number).sort((a, b) => a - b);
-      const median = notices[Math.floor(notices.length / 2)] as number;
-      console.log(
-        `crowd: ${run.requests} requests, ${run.limited} answered 429, busiest minute after the first 429: ` +
-          `${run.busiestMinuteThrottled} sent; notice delay median ${(median / 1000).toFixed(2)} s, ` +
-          `worst ${((notices.at(-1) as number) / 1000).toFixed(2)} s`
-      );
-      expect(run.limited).toBeGreaterThan(0); // the crowd does meet the limit
-      expect(run.busiestMinuteThrottled).toBeLessThanOrEqual(700);
-      expect(median).toBeLessThan(15_000);
-    },
-    120_000
-  );
+  async function crowdOf100(seed: number): Promise<void> {
+    const run = await runPeer({
+      peer: actionPeer(),
+      jobs: crowdOfOneAccount(100, seed),
+      limitMs: 30 * 60_000,
+      resolutionMs: 10
+    });
+    const endings = run.jobs.map((job) => job.ending);
+    expect(endings.filter((e) => e !== 'success')).toEqual([]);
+    const notices = run.jobs.map((job) => job.noticeMs as number).sort((a, b) => a - b);
+    const median = notices[Math.floor(notices.length / 2)] as number;
+    console.log(
+      `crowd: ${run.requests} requests, ${run.limited} answered 429, busiest minute after the first 429: ` +
+        `${run.busiestMinuteThrottled} sent; notice delay median ${(median / 1000).toFixed(2)} s, ` +
+        `worst ${((notices.at(-1) as number) / 1000).toFixed(2)} s`
+    );
+    expect(run.limited).toBeGreaterThan(0); // the crowd does meet the limit
+    expect(run.busiestMinuteThrottled).toBeLessThanOrEqual(700);
+    expect(median).toBeLessThan(15_000);
+  }
+  it.each([23])(CROWD_TITLE, crowdOf100, 120_000);
+  itLong.each([7, 11])(`[long] ${CROWD_TITLE}`, crowdOf100, 120_000);
 });
 
 describe('a crowd under the account limit: 30 jobs, one locked project, 300 requests a minute', () => {
-  it.each([1, 2])(
-    'all created once, at most 30 answered 429, the last job done within 1.5 × the serial sum + 5 s (seed %i)',
-    async (seed) => {
-      const {
-        run,
-        lastEnd,
-        serialMs: serial,
-        boundMs
-      } = await crowdUnderLimit(actionRequestPeer(10 * 60_000), seed);
-      console.log(
-        `crowd under 300/min: ${run.requests} requests, ${run.limited} answered 429, ` +
-          `${run.locked} POSTs answered 423, project free ${(run.idleMs / 1000).toFixed(1)} s ` +
-          `while jobs waited, last job ended at ${(lastEnd / 1000).toFixed(1)} s ` +
-          `(serial sum ${(serial / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s)`
-      );
-      // The serial sum is measured from the operations the creations started (their whole chain as
-      // the simulator answers it), not a constant of an older chain of one operation each.
-      const { jobs, lockMs, operationMs } = CROWD_UNDER_LIMIT;
-      expect(serial).toBeGreaterThan(lockMs[1] + jobs * operationMs);
-      expect(run.jobs.map((job) => job.ending)).toEqual(Array(30).fill('success'));
-      expect([run.created, run.names]).toEqual([30, 30]);
-      expect(run.limited).toBeLessThanOrEqual(30);
-      expect(lastEnd).toBeLessThanOrEqual(boundMs);
-    },
-    120_000
-  );
+  async function underLimit(seed: number): Promise<void> {
+    const {
+      run,
+      lastEnd,
+      serialMs: serial,
+      boundMs
+    } = await crowdUnderLimit(actionRequestPeer(10 * 60_000), seed);
+    console.log(
+      `crowd under 300/min: ${run.requests} requests, ${run.limited} answered 429, ` +
+        `${run.locked} POSTs answered 423, project free ${(run.idleMs / 1000).toFixed(1)} s ` +
+        `while jobs waited, last job ended at ${(lastEnd / 1000).toFixed(1)} s ` +
+        `(serial sum ${(serial / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s)`
+    );
+    // The serial sum is measured from the operations the creations started (their whole chain as
+    // the simulator answers it), not a constant of an older chain of one operation each.
+    const { jobs, lockMs, operationMs } = CROWD_UNDER_LIMIT;
+    expect(serial).toBeGreaterThan(lockMs[1] + jobs * operationMs);
+    expect(run.jobs.map((job) => job.ending)).toEqual(Array(30).fill('success'));
+    expect([run.created, run.names]).toEqual([30, 30]);
+    expect(run.limited).toBeLessThanOrEqual(30);
+    expect(lastEnd).toBeLessThanOrEqual(boundMs);
+  }
+  it.each([1])(UNDER_LIMIT_TITLE, underLimit, 120_000);
+  itLong.each([2])(`[long] ${UNDER_LIMIT_TITLE}`, underLimit, 120_000);
 });
 
 describe("a crowd under the account limit, the holder's kind known here to take ~30 s", () => {
-  it.each([1, 2])(
-    'the looks pace toward its end: the lock costs less than the minute, the project is free at most 50 s (seed %i)',
-    async (seed) => {
-      const peer = actionRequestPeer(10 * 60_000);
-      const { run, lastEnd, boundMs } = await crowdUnderLimit(peer, seed, HOLDER_HISTORY_MS);
-      const lockEnds = CROWD_UNDER_LIMIT.lockMs[1];
-      const whileLocked = run.trace.filter(([at]) => at < lockEnds).length;
-      console.log(
-        `crowd with history: ${whileLocked} requests while locked, ${run.limited} answered 429, ` +
-          `project free ${(run.idleMs / 1000).toFixed(1)} s, last job ended at ${(lastEnd / 1000).toFixed(1)} s`
-      );
-      expect([run.created, run.names]).toEqual([30, 30]);
-      // Each job looking about once a second spent the account's 300 (and 30 more, answered 429)
-      // before the lock ended; paced toward the holder's expected end, about 250.
-      expect(whileLocked).toBeLessThanOrEqual(270);
-      // One 429 a job, and the first second's burst on the list's route (40 a second).
-      expect(run.limited).toBeLessThanOrEqual(32);
-      // Before: free 54.9 and 57.4 s (the minute spent 15 s into the lock); 50.0 s at most over
-      // seeds 1 to 20 now (the crowd's own creations, without history, still spend it after).
-      expect(run.idleMs).toBeLessThanOrEqual(50_000);
-      expect(lastEnd).toBeLessThanOrEqual(boundMs);
-    },
-    120_000
-  );
+  async function withHistory(seed: number): Promise<void> {
+    const peer = actionRequestPeer(10 * 60_000);
+    const { run, lastEnd, boundMs } = await crowdUnderLimit(peer, seed, HOLDER_HISTORY_MS);
+    const lockEnds = CROWD_UNDER_LIMIT.lockMs[1];
+    const whileLocked = run.trace.filter(([at]) => at < lockEnds).length;
+    console.log(
+      `crowd with history: ${whileLocked} requests while locked, ${run.limited} answered 429, ` +
+        `project free ${(run.idleMs / 1000).toFixed(1)} s, last job ended at ${(lastEnd / 1000).toFixed(1)} s`
+    );
+    expect([run.created, run.names]).toEqual([30, 30]);
+    // Each job looking about once a second spent the account's 300 (and 30 more, answered 429)
+    // before the lock ended; paced toward the holder's expected end, about 250.
+    expect(whileLocked).toBeLessThanOrEqual(270);
+    // One 429 a job, and the first second's burst on the list's route (40 a second).
+    expect(run.limited).toBeLessThanOrEqual(32);
+    // Before: free 54.9 and 57.4 s (the minute spent 15 s into the lock); 50.0 s at most over
+    // seeds 1 to 20 now (the crowd's own creations, without history, still spend it after).
+    expect(run.idleMs).toBeLessThanOrEqual(50_000);
+    expect(lastEnd).toBeLessThanOrEqual(boundMs);
+  }
+  it.each([1])(WITH_HISTORY_TITLE, withHistory, 120_000);
+  itLong.each([2])(`[long] ${WITH_HISTORY_TITLE}`, withHistory, 120_000);
 });
 
 describe("a single job's 6 s lock (issue 29's goal)", () => {

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { runEngine } from '../src/engine.js';
+import { checkFacts } from '../src/report/model.js';
 import { readSettings } from '../src/settings.js';
 import { actionNaming } from '../src/util/errors.js';
 import {
@@ -63,10 +64,11 @@ it('lists the operations again after the database check: one that ended meanwhil
     named: actionNaming
   });
   expect(report.status).toBe('finished');
-  expect(report.database?.ready).toBe(true);
-  const shown = report.recent?.operations.find((op) => op.id === other.id);
+  expect(checkFacts(report, 'database')[0]?.ready).toBe(true);
+  const { recent } = report.targets[0];
+  const shown = recent?.operations.find((op) => op.id === other.id);
   expect(shown?.status).toBe('finished');
-  expect(report.recent?.requests).toBe(1);
+  expect(recent?.requests).toBe(1);
 });
 
 describe('database_url: response', () => {
@@ -122,7 +124,7 @@ describe('database_url: response', () => {
     });
     const report = await engineOn({ branch_id: parent, body });
     expect(report.failure).toBeUndefined();
-    expect(report.database?.ready).toBe(true);
+    expect(checkFacts(report, 'database')[0]?.ready).toBe(true);
   }, 60_000);
 
   it('is a database error when the answer holds no connection URI', async () => {

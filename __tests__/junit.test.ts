@@ -1,8 +1,8 @@
-import { DEFAULT_POLICY } from '../src/wait/status.js';
 import { describe, expect, it } from '@jest/globals';
 import { renderJunit } from '../src/cli/junit.js';
 import type { Operation } from '../src/neon/operation.js';
 import { inputErrorReport, type Report } from '../src/report/model.js';
+import { makeReport, type ReportFields } from './helpers/builders.js';
 import { readJunit } from './helpers/junit.js';
 
 const T0 = Date.parse('2026-11-26T10:00:00Z');
@@ -24,22 +24,15 @@ function op(n: number, action: string, status: string, fields: Partial<Operation
   };
 }
 
-function report(operations: Operation[], fields: Partial<Report> = {}): Report {
-  return {
-    kind: 'operations',
-    policy: DEFAULT_POLICY,
+function report(operations: Operation[], fields: ReportFields = {}): Report {
+  return makeReport({
     projectId: PROJECT,
-    status: 'finished',
-    timedOut: false,
     operations,
     startedAt: T0 + 500,
     finishedAt: T0 + 9000,
-    serviceAheadMs: 0,
-    waited: true,
-    timeoutMs: 600_000,
     requests: 3,
     ...fields
-  };
+  });
 }
 
 describe('the JUnit file, as a JUnit reader reads it', () => {

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { withOptions, withTables } from '../scripts/readme-tables.js';
 import { FLAGS } from '../src/cli/args.js';
 import { HELP } from '../src/cli/help.js';
+import { databaseOutcome } from '../src/checks/select-one.js';
 import { resultText } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
 import { NEON_API_HOST } from '../src/neon/client.js';
@@ -110,7 +111,7 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
         }
       }
     };
-    const report = makeReport({ database, request });
+    const report = makeReport({ checks: [databaseOutcome(database)], request });
     const fields = Object.keys(JSON.parse(resultText(report, 'json')) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);

@@ -438,6 +438,50 @@ describe('mutations', () => {
       );
     });
 
+    it('an expiry renewed by PATCH: the branch outlives its old expires_at and goes at the new one', async () => {
+      const epoch = Date.UTC(2026, 10, 2, 10, 0, 0);
+      const s = await startSimulator({ scenario: seeded(), clock: () => now, epoch });
+      sim = s;
+      const at = (ms: number) => new Date(epoch + ms).toISOString().replace('.000Z', 'Z');
+      const created = await send(s, 'POST', branches, {
+        branch: { name: 'preview/pr-6', expires_at: at(3_600_000) }
+      });
+      const id = (created.body.branch as { id: string }).id;
+      now = 1_800_000;
+      const renewed = await send(s, 'PATCH', `${branches}/${id}`, {
+        branch: { expires_at: at(7_200_000) }
+      });
+      expect(renewed.status).toBe(200);
+      now = 3_600_000 + 1000;
+      expect((await send(s, 'GET', `${branches}/${id}`)).status).toBe(200);
+      now = 7_200_000 + 1000;
+      expect((await send(s, 'GET', `${branches}/${id}`)).status).toBe(404);
+    });
+
+    it('a reset: the branch keeps its id and compute, holds the project until its operations end on the clock', async () => {
+      const s = await start(seeded());
+      const branch = named(s, 'preview/pr-1')[0];
+      const reset = await send(s, 'POST', `${branches}/${branch?.id}/restore`, {
+        source_branch_id: branch?.parent_id
+      });
+      expect(reset.status).toBe(200);
+      const ops = reset.body.operations as Array<{ action: string; endpoint_id?: string }>;
+      // Its own compute restarts after the new timeline.
+      expect(ops.map((op) => op.action)).toEqual(['create_timeline', 'start_compute']);
+      expect(ops[1]?.endpoint_id).toBe(branch?.id.replace(/^br-/, 'ep-'));
+      expect((await send(s, 'POST', branches, { branch: { name: 'x' } })).status).toBe(423);
+      now = 3999;
+      expect((await send(s, 'GET', `${branches}/${branch?.id}`)).body.branch).toMatchObject({
+        id: branch?.id,
+        current_state: 'resetting'
+      });
+      now = 4000;
+      expect((await send(s, 'GET', `${branches}/${branch?.id}`)).body.branch).toMatchObject({
+        current_state: 'ready'
+      });
+      expect((await send(s, 'POST', branches, { branch: { name: 'x' } })).status).toBe(201);
+    });
+
     it('deleting a branch starts its operations; it is gone at once, its name free once they end', async () => {
       const s = await start(seeded());
       const id = named(s, 'preview/pr-1')[0]?.id as string;

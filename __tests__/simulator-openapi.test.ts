@@ -18,6 +18,7 @@ import { parse } from 'yaml';
 import {
   branchCreation,
   DEFAULT_KEY,
+  FREE_PLAN,
   operation,
   project,
   seededBranches,
@@ -25,7 +26,12 @@ import {
   type Scenario,
   type StepScript
 } from '../simulator/scenario.js';
-import { reportedDurationMs, startSimulator, type Simulator } from '../simulator/server.js';
+import {
+  BRANCHES_LIMIT_CODE,
+  reportedDurationMs,
+  startSimulator,
+  type Simulator
+} from '../simulator/server.js';
 import { DROP_COLUMN_AND_TABLE } from './helpers/schema-diffs.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -1432,5 +1438,325 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, comp
     expect((await call('DELETE', `${base}/branches/${id}`)).status).toBe(204);
     const again = await call('POST', `${base}/branches`, { branch: { name: 'preview/pr-1' } });
     expectAnswer(again, '/projects/{project_id}/branches', 'post', 201);
+  });
+});
+
+/** The schema of the JSON body the document asks of a request. */
+function requestValidator(path: string, method: string): ValidateFunction {
+  const template = segment(path).replace(/\{/g, '%7B').replace(/\}/g, '%7D');
+  return strict(
+    `#/paths/${template}/${method}/requestBody/content/${segment('application/json')}/schema`
+  );
+}
+
+describe("a branch's later life: project details, annotations, PATCH, restore, the branch limit", () => {
+  const PROJECT_L = 'late-life-12345678';
+  const FREE = 'free-plan-87654321';
+  const base = `/projects/${PROJECT_L}`;
+  let clockMs = 0;
+  let later: Simulator;
+  const seeded = seededBranches(PROJECT_L, [
+    { name: 'main' },
+    { name: 'preview/pr-3', annotations: { 'github-pr-number': '3' } },
+    { name: 'preview/pr-4' },
+    { name: 'preview/pr-4-child', parent: 'preview/pr-4' }
+  ]);
+  // Ten branches on a Free plan: its limit.
+  const full = seededBranches(FREE, [
+    { name: 'main' },
+    ...Array.from({ length: 9 }, (_, i) => ({ name: `preview/pr-${i + 1}` }))
+  ]);
+  const idOf = (name: string): string => seeded.branches.find((b) => b.name === name)?.id as string;
+
+  beforeAll(async () => {
+    later = await startSimulator({
+      scenario: {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [
+          project(PROJECT_L, { owner_id: 'user-1' }),
+          project(FREE, { owner_id: 'user-1', plan: FREE_PLAN })
+        ],
+        operations: [],
+        branches: [...seeded.branches, ...full.branches],
+        endpoints: [...seeded.endpoints, ...full.endpoints]
+      },
+      clock: () => clockMs,
+      epoch: EPOCH
+    });
+  });
+  afterAll(async () => {
+    await later?.close();
+  });
+
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown
+  ): Promise<Reply<T>> {
+    const res = await fetch(`${later.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+  }
+  const expectAnswer = (reply: Reply<unknown>, path: string, method: string, status: number) => {
+    expect(reply.status).toBe(status);
+    expectApiHeaders(reply);
+    expect(problems(responseValidator(path, method, status, newer), reply.body)).toEqual([]);
+  };
+  const expectError = (reply: Reply<unknown>, status: number, message: string | RegExp) => {
+    expect(reply.status).toBe(status);
+    expectApiHeaders(reply);
+    expect(problems(validate.generalError, reply.body)).toEqual([]);
+    expect((reply.body as { message: string }).message).toMatch(message);
+  };
+  /** The body is one the document allows on that route: the tests ask only what a client may. */
+  const allowed = (path: string, method: string, body: unknown): unknown => {
+    expect(problems(requestValidator(path, method), body)).toEqual([]);
+    return body;
+  };
+  const idle = (): void => {
+    clockMs += 60_000;
+  };
+  const isoAt = (ms: number): string => new Date(EPOCH + ms).toISOString().slice(0, 19) + 'Z';
+  const ONE = '/projects/{project_id}/branches/{branch_id}';
+  const RESTORE = `${ONE}/restore`;
+  interface BranchBody {
+    id: string;
+    name: string;
+    parent_id?: string;
+    expires_at?: string;
+    last_reset_at?: string;
+    current_state: string;
+    protected: boolean;
+  }
+  interface BranchOps {
+    branch: BranchBody;
+    operations: OperationBody[];
+  }
+
+  it("GET /projects/{project_id}: 200 as ProjectResponse, the owner's branches_limit by plan", async () => {
+    const scale = await call<{ project: { id: string; owner: Record<string, unknown> } }>(
+      'GET',
+      base
+    );
+    expectAnswer(scale, '/projects/{project_id}', 'get', 200);
+    expect(scale.body.project.id).toBe(PROJECT_L);
+    expect(scale.body.project.owner).toMatchObject({
+      branches_limit: 25,
+      subscription_type: 'scale_v3'
+    });
+    const free = await call<{ project: { owner: Record<string, unknown> } }>(
+      'GET',
+      `/projects/${FREE}`
+    );
+    expectAnswer(free, '/projects/{project_id}', 'get', 200);
+    expect(free.body.project.owner).toMatchObject({ branches_limit: 10 });
+    expectError(await call('GET', '/projects/no-such-project-0000'), 404, /project not found/);
+  });
+
+  it('POST with annotation_value: 201; the list answers `annotations` keyed by branch id; one branch its own', async () => {
+    idle();
+    const annotation = { 'github-pr-number': '12', 'github-commit-repo': 'octo-org/octo-repo' };
+    const body = allowed('/projects/{project_id}/branches', 'post', {
+      branch: { name: 'preview/pr-12' },
+      annotation_value: annotation
+    });
+    const created = await call<BranchOps>('POST', `${base}/branches`, body);
+    expectAnswer(created, '/projects/{project_id}/branches', 'post', 201);
+    const id = created.body.branch.id;
+    const list = await call<{ annotations: Record<string, { value: unknown; object: unknown }> }>(
+      'GET',
+      `${base}/branches`
+    );
+    expectAnswer(list, '/projects/{project_id}/branches', 'get', 200);
+    expect(Object.keys(list.body.annotations).sort()).toEqual([id, idOf('preview/pr-3')].sort());
+    expect(list.body.annotations[id]).toMatchObject({
+      object: { type: 'console/branch', id },
+      value: annotation
+    });
+    // A page holds the annotations of its own branches only.
+    const page = await call<{ branches: BranchBody[]; annotations: Record<string, unknown> }>(
+      'GET',
+      `${base}/branches?search=${encodeURIComponent('preview/pr-4')}`
+    );
+    expect(page.body.branches.length).toBeGreaterThan(0);
+    expect(page.body.annotations).toEqual({});
+    const one = await call<{ annotation: { value: unknown } }>('GET', `${base}/branches/${id}`);
+    expectAnswer(one, ONE, 'get', 200);
+    expect(one.body.annotation.value).toEqual(annotation);
+  });
+
+  it.each([
+    ['an array', ['12']],
+    ['a number value', { 'github-pr-number': 12 }],
+    ['51 keys', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))]
+  ])('POST with annotation_value %s: 400 as GeneralError, nothing created', async (_, value) => {
+    idle();
+    const before = later.branches(PROJECT_L).length;
+    const reply = await call('POST', `${base}/branches`, {
+      branch: { name: 'preview/bad' },
+      annotation_value: value
+    });
+    expectError(reply, 400, /annotation_value/);
+    expect(later.branches(PROJECT_L)).toHaveLength(before);
+  });
+
+  it('PATCH expires_at: 200 as BranchOperations, no operation, answered even while the project is busy', async () => {
+    idle();
+    const id = idOf('preview/pr-3');
+    // Another operation holds the project: a new expiry schedules no work, so it is not refused.
+    expect(
+      (
+        await call('POST', `${base}/branches/${idOf('preview/pr-4-child')}/restore`, {
+          source_branch_id: idOf('preview/pr-4')
+        })
+      ).status
+    ).toBe(200);
+    const expires = isoAt(clockMs + 7 * 86_400_000);
+    const body = allowed(ONE, 'patch', { branch: { expires_at: expires } });
+    const reply = await call<BranchOps>('PATCH', `${base}/branches/${id}`, body);
+    expectAnswer(reply, ONE, 'patch', 200);
+    expect(reply.body.operations).toEqual([]);
+    expect(reply.body.branch).toMatchObject({ id, name: 'preview/pr-3', expires_at: expires });
+    const read = await call<{ branch: BranchBody }>('GET', `${base}/branches/${id}`);
+    expect(read.body.branch.expires_at).toBe(expires);
+    const removed = await call<BranchOps>('PATCH', `${base}/branches/${id}`, {
+      branch: { expires_at: null }
+    });
+    expectAnswer(removed, ONE, 'patch', 200);
+    expect(removed.body.branch.expires_at).toBeUndefined();
+  });
+
+  it('PATCH a name: renamed, same id; a taken name 409; bad fields 400; an unknown branch 404', async () => {
+    idle();
+    const id = idOf('preview/pr-3');
+    const renamed = await call<BranchOps>('PATCH', `${base}/branches/${id}`, {
+      branch: { name: 'preview/pr-3-renamed' }
+    });
+    expectAnswer(renamed, ONE, 'patch', 200);
+    expect(renamed.body.branch).toMatchObject({ id, name: 'preview/pr-3-renamed' });
+    expectError(
+      await call('PATCH', `${base}/branches/${id}`, { branch: { name: 'main' } }),
+      409,
+      /already exists/
+    );
+    expectError(
+      await call('PATCH', `${base}/branches/${id}`, { branch: { expires_at: isoAt(0) } }),
+      400,
+      /future/
+    );
+    expectError(await call('PATCH', `${base}/branches/${id}`, {}), 400, /branch/);
+    expectError(
+      await call('PATCH', `${base}/branches/br-none-0000`, { branch: { name: 'x' } }),
+      404,
+      /branch not found/
+    );
+  });
+
+  it('PATCH protected: starts timeline_update_protected_config, so 423 while the project is busy', async () => {
+    idle();
+    const id = idOf('preview/pr-4-child');
+    const reply = await call<BranchOps>('PATCH', `${base}/branches/${id}`, {
+      branch: { protected: true }
+    });
+    expectAnswer(reply, ONE, 'patch', 200);
+    expect(reply.body.branch.protected).toBe(true);
+    expect(reply.body.operations.map((op) => op.action)).toEqual([
+      'timeline_update_protected_config'
+    ]);
+    const locked = await call('PATCH', `${base}/branches/${id}`, { branch: { protected: false } });
+    expect(locked.status).toBe(423);
+    expect(problems(validate.generalError, locked.body)).toEqual([]);
+  });
+
+  it('restore from the parent: 200 as BranchOperations, same id, last_reset_at, resetting until its operations end; 423 meanwhile', async () => {
+    idle();
+    const child = later.branches(PROJECT_L).find((b) => b.name === 'preview/pr-12');
+    const parent = child?.parent_id as string;
+    const body = allowed(RESTORE, 'post', { source_branch_id: parent });
+    const reply = await call<BranchOps>('POST', `${base}/branches/${child?.id}/restore`, body);
+    expectAnswer(reply, RESTORE, 'post', 200);
+    expect(reply.body.branch).toMatchObject({
+      id: child?.id,
+      name: 'preview/pr-12',
+      parent_id: parent,
+      last_reset_at: isoAt(clockMs),
+      current_state: 'resetting'
+    });
+    expect(reply.body.operations.map((op) => [op.action, op.status])).toEqual([
+      ['create_timeline', 'running']
+    ]);
+    const again = await call('POST', `${base}/branches/${child?.id}/restore`, body);
+    expect(again.status).toBe(423);
+    idle();
+    const read = await call<{ branch: BranchBody }>('GET', `${base}/branches/${child?.id}`);
+    expect(read.body.branch).toMatchObject({
+      current_state: 'ready',
+      last_reset_at: isoAt(clockMs - 60_000)
+    });
+  });
+
+  it('restore refused before the lock: no source 400, unknown source 404, from itself without a point 400, children without preserve_under_name 400', async () => {
+    idle();
+    const parent = idOf('preview/pr-4');
+    const at = `${base}/branches/${parent}/restore`;
+    expectError(await call('POST', at, {}), 400, /source_branch_id/);
+    expectError(await call('POST', at, { source_branch_id: 'br-none-0000' }), 404, /not found/);
+    expectError(await call('POST', at, { source_branch_id: parent }), 400, /source_lsn/);
+    expectError(
+      await call('POST', at, { source_branch_id: idOf('main') }),
+      400,
+      /preserve_under_name/
+    );
+  });
+
+  it('restore with preserve_under_name: the old state kept under that name, which takes the children', async () => {
+    idle();
+    const parent = idOf('preview/pr-4');
+    const reply = await call<BranchOps>('POST', `${base}/branches/${parent}/restore`, {
+      source_branch_id: idOf('main'),
+      preserve_under_name: 'preview/pr-4-before'
+    });
+    expectAnswer(reply, RESTORE, 'post', 200);
+    const preserved = later.branches(PROJECT_L).find((b) => b.name === 'preview/pr-4-before');
+    expect(preserved?.parent_id).toBe(idOf('main'));
+    const child = later.branches(PROJECT_L).find((b) => b.id === idOf('preview/pr-4-child'));
+    expect(child?.parent_id).toBe(preserved?.id);
+  });
+
+  it("the eleventh branch on a Free plan: 422 BRANCHES_LIMIT_EXCEEDED as GeneralError, the service's words, nothing created", async () => {
+    idle();
+    const reply = await call<{ code: string }>('POST', `/projects/${FREE}/branches`, {
+      branch: { name: 'preview/pr-10' }
+    });
+    expectError(reply, 422, /^branches limit of 10 exceeded, got 10$/);
+    expect(reply.body.code).toBe(BRANCHES_LIMIT_CODE);
+    expect(later.branches(FREE)).toHaveLength(10);
+    // A name that exists is still 409: the request's own fault comes first.
+    expectError(
+      await call('POST', `/projects/${FREE}/branches`, { branch: { name: 'preview/pr-1' } }),
+      409,
+      /already exists/
+    );
+    const gone = full.branches.find((b) => b.name === 'preview/pr-9')?.id as string;
+    expect((await call('DELETE', `/projects/${FREE}/branches/${gone}`)).status).toBe(200);
+    idle();
+    const created = await call('POST', `/projects/${FREE}/branches`, {
+      branch: { name: 'preview/pr-10' }
+    });
+    expectAnswer(created, '/projects/{project_id}/branches', 'post', 201);
+  });
+
+  it('past the limit on a paid plan (the default, Scale): extra branches are billed, the create succeeds', async () => {
+    idle();
+    for (let i = later.branches(PROJECT_L).length; i <= 25; i++) {
+      idle();
+      const reply = await call('POST', `${base}/branches`, { branch: { name: `extra-${i}` } });
+      expect(reply.status).toBe(201);
+    }
+    expect(later.branches(PROJECT_L).length).toBeGreaterThan(25);
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { makeOperation, makeRecent, makeReport, nextId } from './helpers/builders.js';
+import {
+  makeOperation,
+  makeRecent,
+  makeReport,
+  makeTargets,
+  nextId,
+  type ReportFields
+} from './helpers/builders.js';
 import type { Report } from '../src/report/model.js';
 import {
   COMMENT_LIMIT,
@@ -9,6 +16,9 @@ import {
   renderSummary,
   STEP_SUMMARY_LIMIT
 } from '../src/report/summary.js';
+import { databaseOutcome } from '../src/checks/select-one.js';
+import { renderJunit } from '../src/cli/junit.js';
+import { resultFields } from '../src/outputs.js';
 import { idCode } from '../src/report/table.js';
 import { ACTION_NAME, ACTION_VERSION } from '../src/version.js';
 
@@ -31,7 +41,7 @@ function op(fields: Partial<Operation> = {}): Operation {
 
 const recent = makeRecent;
 
-function report(fields: Partial<Report> = {}): Report {
+function report(fields: ReportFields = {}): Report {
   return makeReport({ operations: [op()], finishedAt: NOW, ...fields });
 }
 
@@ -231,7 +241,14 @@ describe('the facts line', () => {
   it('says how long the database took to answer', () => {
     const text = renderSummary(
       report({
-        database: { ready: true, target: '127.0.0.1:5432/app', attempts: 2, answeredAfterMs: 1500 }
+        checks: [
+          databaseOutcome({
+            ready: true,
+            target: '127.0.0.1:5432/app',
+            attempts: 2,
+            answeredAfterMs: 1500
+          })
+        ]
       })
     );
     expect(text).toContain(
@@ -741,5 +758,37 @@ describe('hostile strings', () => {
     // The newlines inside the hostile text were flattened: its last word stays on its first line.
     for (const line of all.filter((l) => l.includes('next')))
       expect(line).toMatch(/&lt;img.*&#124; --- &#124; next|img src x onerror.*next/);
+  });
+});
+
+describe('several targets', () => {
+  const failed = op({ status: 'error', error: 'quota exceeded', branch_id: 'br-b' });
+  const report = makeTargets(
+    { branchId: 'br-a', operations: [op()], finishedAt: NOW },
+    { branchId: 'br-b', operations: [failed], status: 'error', failure: 'br-b failed' }
+  );
+
+  it('the verdict is the worst target’s, and the summary has a section each', () => {
+    const text = renderSummary(report);
+    expect(lines(text)[0]).toMatch(/^### ❌ Neon operations: error · /);
+    const a = text.indexOf('\n### Branch <code>br-a</code>\n');
+    const b = text.indexOf('\n### Branch <code>br-b</code>\n');
+    expect(a).toBeGreaterThan(0);
+    expect(b).toBeGreaterThan(a);
+    expect(text.slice(0, a)).toContain('quota exceeded'); // listed on top, as with one target
+    expect(text.slice(b)).toContain(failed.id.slice(0, 8));
+    expect(renderComment(report)).toContain('### Branch <code>br-b</code>');
+  });
+
+  it('JUnit has a suite each; the outputs say the aggregate', () => {
+    const junit = renderJunit(report);
+    expect(junit.match(/<testsuite /g)).toHaveLength(2);
+    expect(junit).toContain('<testsuites name="neon-operations-wait" tests="2" failures="1"');
+    expect(resultFields(report)).toMatchObject({ status: 'error', failures_count: 0 });
+    expect(resultFields(report).operations).toHaveLength(2);
+  });
+
+  it('one target has no section heading', () => {
+    expect(renderSummary(makeReport({ branchId: 'br-a' }))).not.toContain('### Branch');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Operation } from '../src/neon/operation.js';
-import { inputErrorReport, stableView } from '../src/report/model.js';
+import { stableView } from '../src/report/model.js';
 import {
   COLUMNS,
   errorItem,
@@ -8,7 +8,7 @@ import {
   operationsTable,
   type TableOptions
 } from '../src/report/table.js';
-import { makeOperation, nextId } from './helpers/builders.js';
+import { makeOperation, makeReport, nextId } from './helpers/builders.js';
 
 const NOW = Date.parse('2026-01-02T03:10:00Z');
 const PROJECT = 'spring-example-302709';
@@ -217,8 +217,7 @@ describe('errorItem', () => {
 
 describe('the PR comment digest (stableView) follows the columns that count', () => {
   const base = op({ status: 'running', failures_count: 0 });
-  const viewOf = (o: Operation): string =>
-    stableView({ ...inputErrorReport('', 0, 0), operations: [o] });
+  const viewOf = (o: Operation): string => stableView(makeReport({ operations: [o] }));
 
   it.each(COLUMNS.filter((c) => c.digest).map((c) => [c.header, c] as const))(
     'a change in %s rewrites the comment',

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseDatabaseUrl } from '../src/database/url.js';
 import { NeonClient } from '../src/neon/client.js';
+import { urlBelongsToBranch } from '../src/checks/url-belongs-to-branch.js';
 import { DEFAULT_POLICY, WAIT_STATUS } from '../src/wait/status.js';
-import { checkUrlBranch } from '../src/wait/url-branch.js';
 import type { WaitResult } from '../src/wait/wait.js';
 import { DEFAULT_KEY, project } from '../simulator/scenario.js';
 import { startSimulator, type Simulator } from '../simulator/server.js';
@@ -76,7 +76,7 @@ function waited(): WaitResult {
 async function check(host: string, branchId: string | null = PREVIEW) {
   const log: string[] = [];
   const before = sim.requests.length;
-  const result = await checkUrlBranch(
+  const outcome = await urlBelongsToBranch(
     waited(),
     {
       branchId: branchId ?? undefined,
@@ -87,10 +87,12 @@ async function check(host: string, branchId: string | null = PREVIEW) {
     { client, log: { info: (m: string) => log.push(m), warning: (m: string) => log.push(m) } }
   );
   const requests = sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+  // How the step would end: as the wait did, or as the check's ending says (the engine's `runChecks`).
+  const result = { ...waited(), ...outcome?.ending, database: outcome?.facts, outcome };
   return { result, log, requests };
 }
 
-describe('checkUrlBranch', () => {
+describe('urlBelongsToBranch', () => {
   it("passes the branch's own endpoint host, pooled or not, with one request", async () => {
     for (const host of [`${PREVIEW_EP}.${REGION}`, `${PREVIEW_EP}-pooler.${REGION}`]) {
       const { result, log, requests } = await check(host);

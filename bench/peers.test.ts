@@ -154,10 +154,11 @@ describe('simulated time', () => {
       });
       expect(error).toBeUndefined();
       const gaps = real.requests.map((r) => r.at - (real.requests[0]?.at ?? 0));
-      // Real time: polls at about 1 s and 2 s.
+      // Real time: polls at about 1 s and 2 s. Only the floors are asserted here (a timer never
+      // fires early; how late it fires depends on how busy the machine is: 1560 ms once); the
+      // exact timing is the simulated run's below.
       expect(real.requests).toHaveLength(2);
       expect(gaps[1]).toBeGreaterThanOrEqual(990);
-      expect(gaps[1]).toBeLessThan(1300);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1990);
 
       const simulated = await runPeer({

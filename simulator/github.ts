@@ -4,8 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 /**
  * A local stand-in for the GitHub endpoints the PR comment uses: GraphQL `viewer { login }`,
  * GET /user, list (oldest first, paginated with a Link header as GitHub's: prev, next, last and
- * first, under `/repositories/<id>/`), create and update issue comments. Point `GITHUB_API_URL`
- * at `url`.
+ * first, under `/repositories/<id>/`), create and update issue comments; and Get a pull request,
+ * which a sweep reads. Point `GITHUB_API_URL` at `url`.
  */
 export interface FakeComment {
   id: number;
@@ -27,10 +27,24 @@ export interface TokenScript {
   readOnly?: boolean;
 }
 
+/**
+ * A pull request as a scenario sets it: `open`, `closed`, or `merged` (closed by its merge). Times
+ * in epoch ms; GitHub answers them as `created_at`, `closed_at`, `merged_at`.
+ */
+export interface PullScript {
+  state: 'open' | 'closed' | 'merged';
+  createdAt?: number;
+  closedAt?: number;
+  title?: string;
+  headRef?: string;
+}
+
 export interface FakeGitHub {
   url: string;
   comments: FakeComment[];
   requests: Array<{ method: string; path: string; status: number }>;
+  /** Sets (or replaces) pull request `number` of every repository. */
+  setPull(number: number, pull: PullScript): void;
   addComment(body: string, login: string): FakeComment;
   close(): Promise<void>;
 }
@@ -41,7 +55,11 @@ export interface FakeGitHub {
  * GraphQL `viewer` answers every one. Any token that may write may also edit any comment, as a
  * token with admin rights on the repository may: whose comment is edited is the action's call.
  */
-export async function startFakeGitHub(tokens: Record<string, TokenScript>): Promise<FakeGitHub> {
+export async function startFakeGitHub(
+  tokens: Record<string, TokenScript>,
+  pulls: Record<number, PullScript> = {}
+): Promise<FakeGitHub> {
+  const pullScripts = new Map(Object.entries(pulls).map(([n, pull]) => [Number(n), pull]));
   const comments: FakeComment[] = [];
   const requests: FakeGitHub['requests'] = [];
   const sockets = new Set<Socket>();
@@ -126,6 +144,18 @@ export async function startFakeGitHub(tokens: Record<string, TokenScript>): Prom
       }
       return send(201, addComment(body.body, who.author));
     }
+    const pull = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(url.pathname);
+    if (pull && req.method === 'GET') {
+      const [, owner = '', repo = '', number = ''] = pull;
+      const script = pullScripts.get(Number(number));
+      if (!script)
+        return send(404, {
+          message: 'Not Found',
+          documentation_url: 'https://docs.github.com/rest/pulls/pulls#get-a-pull-request',
+          status: '404'
+        });
+      return send(200, pullBody(`${owner}/${repo}`, Number(number), script));
+    }
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
     if (one && req.method === 'PATCH') {
       if (who.readOnly) return send(403, { message: 'Resource not accessible by integration' });
@@ -156,11 +186,56 @@ export async function startFakeGitHub(tokens: Record<string, TokenScript>): Prom
     url: base,
     comments,
     requests,
+    setPull: (number, script) => void pullScripts.set(number, script),
     addComment,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       })
+  };
+}
+
+/**
+ * The fields of GitHub's `pull-request` schema (REST "Get a pull request") that a reader of its
+ * state needs, and those around them: `state` is `open` or `closed`; a merged one is `closed` with
+ * `merged: true` and `merged_at` set; `closed_at` and `merged_at` are null until then.
+ */
+export interface PullBody {
+  url: string;
+  html_url: string;
+  number: number;
+  state: 'open' | 'closed';
+  locked: boolean;
+  title: string;
+  draft: boolean;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  merged_at: string | null;
+  merged: boolean;
+  head: { ref: string; label: string };
+}
+
+function pullBody(repository: string, number: number, script: PullScript): PullBody {
+  const created = new Date(script.createdAt ?? Date.parse('2026-11-01T09:00:00Z'));
+  const closedAt = script.state === 'open' ? null : new Date(script.closedAt ?? Date.now());
+  const closed = closedAt === null ? null : closedAt.toISOString().replace('.000Z', 'Z');
+  const merged = script.state === 'merged';
+  const headRef = script.headRef ?? `feature-${number}`;
+  return {
+    url: `https://api.github.com/repos/${repository}/pulls/${number}`,
+    html_url: `https://github.com/${repository}/pull/${number}`,
+    number,
+    state: script.state === 'open' ? 'open' : 'closed',
+    locked: false,
+    title: script.title ?? `Change ${number}`,
+    draft: false,
+    created_at: created.toISOString().replace('.000Z', 'Z'),
+    updated_at: closed ?? created.toISOString().replace('.000Z', 'Z'),
+    closed_at: closed,
+    merged_at: merged ? closed : null,
+    merged,
+    head: { ref: headRef, label: `${repository.split('/')[0]}:${headRef}` }
   };
 }

@@ -106,6 +106,7 @@ export function branchBody(branch: BranchScript, now: number, iso: Iso): Record<
     default: branch.default ?? false,
     protected: branch.protected ?? false,
     ...(branch.expiresAt === undefined ? {} : { expires_at: iso(branch.expiresAt) }),
+    ...(branch.lastResetAt === undefined ? {} : { last_reset_at: iso(branch.lastResetAt) }),
     cpu_used_sec: 0,
     active_time_seconds: 0,
     compute_time_seconds: 0,
@@ -114,6 +115,16 @@ export function branchBody(branch: BranchScript, now: number, iso: Iso): Record<
     created_at: iso(branch.created),
     updated_at: iso(changedAt),
     init_source: 'parent-data'
+  };
+}
+
+/** A branch's annotation as the document's `AnnotationData` shapes it (`console/branch` objects). */
+export function annotationBody(branch: BranchScript, iso: Iso): Record<string, unknown> {
+  return {
+    object: { type: 'console/branch', id: branch.id },
+    value: branch.annotations ?? {},
+    created_at: iso(branch.created),
+    updated_at: iso(branch.created)
   };
 }
 

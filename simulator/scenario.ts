@@ -52,7 +52,37 @@ export interface ProjectScript {
    * them out).
    */
   deletedBranches?: Record<string, number>;
+  /** The owner's plan, answered by `GET /projects/{project_id}` as `project.owner`; `SCALE_PLAN` when left out. */
+  plan?: PlanScript;
 }
+
+/**
+ * The project owner's plan: `branches_limit` is what `project.owner.branches_limit` answers (10 on
+ * Free and Launch, 25 on Scale). Past it, a create is `refused` (422 `BRANCHES_LIMIT_EXCEEDED`) or,
+ * on a paid plan, the extra branches are `billed` and the create succeeds.
+ */
+export interface PlanScript {
+  subscription_type: string;
+  branches_limit: number;
+  overLimit: 'refused' | 'billed';
+}
+
+/** A Free plan: 10 branches a project, the eleventh create refused. */
+export const FREE_PLAN: PlanScript = {
+  subscription_type: 'free_v3',
+  branches_limit: 10,
+  overLimit: 'refused'
+};
+
+/**
+ * Scale: 25 branches included, extra ones billed. The default, so that scenarios that never
+ * thought of the limit (ten pull requests at once, and more) behave as before.
+ */
+export const SCALE_PLAN: PlanScript = {
+  subscription_type: 'scale_v3',
+  branches_limit: 25,
+  overLimit: 'billed'
+};
 
 /**
  * Personal keys see their owner's projects, and an organization's when `org_id` names one of `orgs`.
@@ -82,6 +112,10 @@ export interface BranchScript {
    * so from that time it is gone from every read.
    */
   expiresAt?: number;
+  /** The branch's annotation (`annotation_value` of its create): `github-pr-number`... */
+  annotations?: Record<string, string>;
+  /** When it was last reset (restored from its parent), simulator clock (ms): `last_reset_at`. */
+  lastResetAt?: number;
 }
 
 /** A compute endpoint; `idle` from `created` when `states` is left out. */
@@ -330,6 +364,8 @@ export interface BranchSeed {
   /** When it was created (ms, usually negative: in the past); a day ago when left out. */
   created?: number;
   expiresAt?: number;
+  annotations?: Record<string, string>;
+  lastResetAt?: number;
 }
 
 /**
@@ -354,7 +390,9 @@ export function seededBranches(
       default: seed === defaultSeed,
       protected: seed.protected ?? false,
       created: seed.created ?? -86_400_000,
-      ...(seed.expiresAt === undefined ? {} : { expiresAt: seed.expiresAt })
+      ...(seed.expiresAt === undefined ? {} : { expiresAt: seed.expiresAt }),
+      ...(seed.annotations === undefined ? {} : { annotations: seed.annotations }),
+      ...(seed.lastResetAt === undefined ? {} : { lastResetAt: seed.lastResetAt })
     };
   });
   const endpoints = branches.map((b): EndpointScript => ({

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import {
+  annotationBody,
   branchBody,
   connectionDetails,
   databaseBody,
@@ -23,15 +24,18 @@ import type {
   EndpointScript,
   KeyScript,
   OperationScript,
+  PlanScript,
   ProjectScript,
   Scenario,
   StepScript
 } from './scenario.js';
+import { SCALE_PLAN } from './scenario.js';
 
 /**
- * A local stand-in for the control-plane API v2: List projects, List operations and Get operation;
- * the mutations users run most (create, delete and restore a branch, start and suspend an
- * endpoint), each starting operations that run and finish on the simulator's clock and answering
+ * A local stand-in for the control-plane API v2: List projects, Retrieve project details (the
+ * owner's `branches_limit`: a Free plan refuses a create past it with 422), List operations and Get
+ * operation; the mutations users run most (create, delete, update and restore a branch, start and
+ * suspend an endpoint), each starting operations that run and finish on the simulator's clock and answering
  * `423 Locked` while another operation of the project is in progress; the branch and endpoint
  * reads that follow them. All with the real service's shapes (checked against the official OpenAPI document in the tests), its
  * pagination (a cursor even on the last page), and what recorded real traffic shows beyond the
@@ -370,6 +374,31 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     };
   }
 
+  /**
+   * Retrieve project details (`Project`): the list item's fields, this period's consumption, and
+   * the owner with the plan's `branches_limit`.
+   */
+  function projectDetails(p: ProjectScript): Record<string, unknown> {
+    const plan: PlanScript = p.plan ?? SCALE_PLAN;
+    return {
+      ...projectItem(p),
+      history_retention_seconds: 86_400,
+      data_storage_bytes_hour: 0,
+      data_transfer_bytes: 0,
+      written_data_bytes: 0,
+      compute_time_seconds: 0,
+      active_time_seconds: 3600,
+      consumption_period_start: isoSeconds(epoch - 86_400_000),
+      consumption_period_end: isoSeconds(epoch + 29 * 86_400_000),
+      owner: {
+        name: 'Simulated Owner',
+        email: `${p.owner_id}@example.com`,
+        branches_limit: plan.branches_limit,
+        subscription_type: plan.subscription_type
+      }
+    };
+  }
+
   /** What Cloudflare adds to every answer, the edge's own pages included. */
   function edgeHeaders(): Record<string, string> {
     return {
@@ -619,6 +648,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         created_at: iso(clock()),
         created_by: randomUUID()
       });
+    if (segments[0] === 'projects' && segments.length === 2 && method === 'GET') {
+      const projectId = segments[1] as string;
+      if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
+      return send(x, 200, { project: projectDetails(projectById(projectId) as ProjectScript) });
+    }
     if (segments[0] !== 'projects' || segments.length < 3) return error(x, 404, 'not found');
     const projectId = segments[1] as string;
     if (!canSee(keyScript, projectId)) return error(x, 404, `project not found: ${projectId}`);
@@ -699,7 +733,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         if (!branch) return error(x, 404, `branch not found: ${id}`);
         return send(x, 200, {
           branch: branchBody(branch, clock(), iso),
-          annotation: { object: { type: 'console/branch', id: branch.id }, value: {} }
+          annotation: annotationBody(branch, iso)
         });
       }
       case '/projects/{project_id}/branches/{branch_id}/endpoints': {
@@ -781,9 +815,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (sortOrder !== 'asc' && sortOrder !== 'desc')
       return error(x, 400, `invalid sort_order: ${sortOrder}`);
     const term = (url.searchParams.get('search') ?? '').toLowerCase();
-    const bodies = liveBranches(p.id)
-      .filter((b) => b.name.toLowerCase().includes(term) || b.id.toLowerCase().includes(term))
-      .map((b) => branchBody(b, clock(), iso));
+    const matching = liveBranches(p.id).filter(
+      (b) => b.name.toLowerCase().includes(term) || b.id.toLowerCase().includes(term)
+    );
+    const bodies = matching.map((b) => branchBody(b, clock(), iso));
     /** Where a branch stands in the order: its sort field, then its id. */
     const place = (b: Record<string, unknown>): [string, string] => [
       String(b[sortBy]),
@@ -808,9 +843,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     );
     const last = page[page.length - 1];
     const next = last && page.length === limit ? { next: encodeCursor(place(last)) } : {};
+    // The annotations of the branches on this page that have one, keyed by branch id.
+    const annotations = Object.fromEntries(
+      matching
+        .filter((b) => b.annotations && page.some((body) => body.id === b.id))
+        .map((b) => [b.id, annotationBody(b, iso)])
+    );
     send(x, 200, {
       branches: page,
-      annotations: {},
+      annotations,
       pagination: { ...next, sort_by: sortBy, sort_order: sortOrder }
     });
   }
@@ -910,6 +951,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       'POST /projects/{project_id}/branches',
       'DELETE /projects/{project_id}/branches/{branch_id}',
       'POST /projects/{project_id}/branches/{branch_id}/restore',
+      'PATCH /projects/{project_id}/branches/{branch_id}',
       'POST /projects/{project_id}/endpoints/{endpoint_id}/start',
       'POST /projects/{project_id}/endpoints/{endpoint_id}/suspend'
     ];
@@ -928,11 +970,25 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     // exists answers 409 even while the project is busy (so of several jobs creating one name at
     // once, the first gets 201 and every other 409 while the branch lives).
     const ask = route === 'POST /projects/{project_id}/branches' ? readCreate(p, json) : undefined;
-    if (ask && 'status' in ask) return error(x, ask.status, ask.message);
+    if (ask && 'status' in ask) return error(x, ask.status, ask.message, {}, ask.code);
     if (route === 'DELETE /projects/{project_id}/branches/{branch_id}') {
       const refused = refuseDelete(p, target() as BranchScript);
       if (refused) return error(x, 400, refused);
     }
+    const restore =
+      route === 'POST /projects/{project_id}/branches/{branch_id}/restore'
+        ? readRestore(p, target() as BranchScript, json)
+        : undefined;
+    if (restore && 'status' in restore) return error(x, restore.status, restore.message);
+    const update =
+      route === 'PATCH /projects/{project_id}/branches/{branch_id}'
+        ? readUpdate(p, target() as BranchScript, json)
+        : undefined;
+    if (update && 'status' in update) return error(x, update.status, update.message);
+    // A rename or a new expiry schedules no work, so the lock does not refuse it; a change of
+    // protection starts an operation, as a creation's protection settings do.
+    const protects = update?.protected !== undefined;
+    if (update && !protects) return updateBranch(x, p, target() as BranchScript, update);
     if (holders(p.id).length > 0) return error(x, 423, LOCKED_MESSAGE, {}, 'LOCKED');
     switch (route) {
       case 'POST /projects/{project_id}/branches':
@@ -940,7 +996,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       case 'DELETE /projects/{project_id}/branches/{branch_id}':
         return deleteBranch(x, p, target() as BranchScript);
       case 'POST /projects/{project_id}/branches/{branch_id}/restore':
-        return restoreBranch(x, p, target() as BranchScript, json);
+        return restoreBranch(x, p, target() as BranchScript, restore as RestoreAsk);
+      case 'PATCH /projects/{project_id}/branches/{branch_id}':
+        return updateBranch(x, p, target() as BranchScript, update as UpdateAsk);
       default:
         return startOrSuspend(x, p, target() as EndpointScript, action === 'start');
     }
@@ -965,16 +1023,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       return { status: 400, message: 'branch.name must be a string of 1 to 256 characters' };
     if (isProtected !== undefined && typeof isProtected !== 'boolean')
       return { status: 400, message: 'branch.protected must be a boolean' };
-    let expiresAt: number | undefined;
-    if (expires_at !== undefined) {
-      if (typeof expires_at !== 'string' || !RFC3339.test(expires_at))
-        return { status: 400, message: `invalid branch.expires_at: ${String(expires_at)}` };
-      expiresAt = Date.parse(expires_at) - epoch;
-      if (Number.isNaN(expiresAt))
-        return { status: 400, message: `invalid branch.expires_at: ${expires_at}` };
-      if (expiresAt <= clock())
-        return { status: 400, message: 'branch.expires_at must be in the future' };
-    }
+    const expiresAt = expires_at === undefined ? undefined : readExpiry(expires_at);
+    if (typeof expiresAt === 'object') return expiresAt;
+    const annotation = readAnnotationValue(json.annotation_value);
+    if ('status' in annotation) return annotation;
+    const annotations = annotation.value;
     const parent =
       typeof parent_id === 'string' && parent_id !== ''
         ? branchById(p.id, parent_id)
@@ -982,12 +1035,115 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (!parent) return { status: 404, message: `branch not found: ${String(parent_id)}` };
     if (typeof name === 'string' && liveBranches(p.id).some((b) => b.name === name))
       return { status: 409, message: `branch with the provided name "${name}" already exists` };
+    const plan = p.plan ?? SCALE_PLAN;
+    const count = liveBranches(p.id).length;
+    if (plan.overLimit === 'refused' && count >= plan.branches_limit)
+      return {
+        status: 422,
+        code: BRANCHES_LIMIT_CODE,
+        message: branchesLimitMessage(plan.branches_limit, count)
+      };
     return {
       parent,
       ...(typeof name === 'string' ? { name } : {}),
       protected: isProtected === true,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(annotations ? { annotations } : {})
+    };
+  }
+
+  /** An `expires_at` (RFC 3339, in the future on the service's clock) as simulator time, or why not. */
+  function readExpiry(value: unknown): number | Refusal {
+    if (typeof value !== 'string' || !RFC3339.test(value))
+      return { status: 400, message: `invalid branch.expires_at: ${String(value)}` };
+    const at = Date.parse(value) - epoch;
+    if (Number.isNaN(at)) return { status: 400, message: `invalid branch.expires_at: ${value}` };
+    if (at <= clock()) return { status: 400, message: 'branch.expires_at must be in the future' };
+    return at;
+  }
+
+  /**
+   * Update branch (`BranchUpdateRequest`): `branch` required; `name` 1 to 256 characters and free
+   * (409 otherwise); `protected` a boolean; `expires_at` RFC 3339 in the future, or null to remove it.
+   */
+  function readUpdate(
+    p: ProjectScript,
+    branch: BranchScript,
+    json: Record<string, unknown>
+  ): UpdateAsk | Refusal {
+    const asked = json.branch;
+    if (typeof asked !== 'object' || asked === null || Array.isArray(asked))
+      return { status: 400, message: 'branch is required and must be an object' };
+    const { name, expires_at, protected: isProtected } = asked as Record<string, unknown>;
+    if (name !== undefined && (typeof name !== 'string' || name.length < 1 || name.length > 256))
+      return { status: 400, message: 'branch.name must be a string of 1 to 256 characters' };
+    if (isProtected !== undefined && typeof isProtected !== 'boolean')
+      return { status: 400, message: 'branch.protected must be a boolean' };
+    const expiresAt =
+      expires_at === undefined || expires_at === null ? expires_at : readExpiry(expires_at);
+    if (typeof expiresAt === 'object' && expiresAt !== null) return expiresAt;
+    const taken = liveBranches(p.id).some((b) => b.name === name && b.id !== branch.id);
+    if (typeof name === 'string' && taken)
+      return { status: 409, message: `branch with the provided name "${name}" already exists` };
+    return {
+      ...(typeof name === 'string' ? { name } : {}),
+      ...(typeof isProtected === 'boolean' && isProtected !== (branch.protected ?? false)
+        ? { protected: isProtected }
+        : {}),
       ...(expiresAt === undefined ? {} : { expiresAt })
     };
+  }
+
+  /** The branch updated; a change of protection starts `timeline_update_protected_config`. */
+  function updateBranch(x: Exchange, p: ProjectScript, branch: BranchScript, ask: UpdateAsk): void {
+    if (ask.name !== undefined) branch.name = ask.name;
+    if (ask.expiresAt === null) delete branch.expiresAt;
+    else if (ask.expiresAt !== undefined) branch.expiresAt = ask.expiresAt;
+    let operations: Array<Record<string, unknown>> = [];
+    if (ask.protected !== undefined) {
+      branch.protected = ask.protected;
+      const brief = Math.round(operationMs / 4);
+      ({ operations } = start(p.id, [
+        { action: 'timeline_update_protected_config', branch_id: branch.id, ms: brief }
+      ]));
+    }
+    send(x, 200, { branch: branchBody(branch, clock(), iso), operations });
+  }
+
+  /**
+   * Restore (`BranchRestoreRequest`), what the request gets wrong refused before the lock, as the
+   * document says: `source_branch_id` required and known (404); restoring from itself needs
+   * `source_lsn` or `source_timestamp`; a branch with children, or restored from itself, needs
+   * `preserve_under_name` (a free name: 409 otherwise).
+   */
+  function readRestore(
+    p: ProjectScript,
+    branch: BranchScript,
+    json: Record<string, unknown>
+  ): RestoreAsk | Refusal {
+    const source = json.source_branch_id;
+    if (typeof source !== 'string' || source === '')
+      return { status: 400, message: 'source_branch_id is required' };
+    if (!branchById(p.id, source)) return { status: 404, message: `branch not found: ${source}` };
+    const itself = source === branch.id;
+    const pointInTime = json.source_lsn !== undefined || json.source_timestamp !== undefined;
+    if (itself && !pointInTime)
+      return {
+        status: 400,
+        message: 'source_lsn or source_timestamp is required to restore a branch from itself'
+      };
+    const preserve = json.preserve_under_name;
+    if (preserve !== undefined && (typeof preserve !== 'string' || preserve === ''))
+      return { status: 400, message: 'preserve_under_name must be a non-empty string' };
+    const children = liveBranches(p.id).some((b) => b.parent_id === branch.id);
+    if ((children || itself) && preserve === undefined)
+      return {
+        status: 400,
+        message: `preserve_under_name is required to restore branch ${branch.id}: it has child branches or restores from itself`
+      };
+    if (preserve !== undefined && liveBranches(p.id).some((b) => b.name === preserve))
+      return { status: 409, message: `branch with the provided name "${preserve}" already exists` };
+    return { source, ...(preserve === undefined ? {} : { preserveUnderName: preserve }) };
   }
 
   /**
@@ -1044,6 +1200,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       parent_id: parent.id,
       protected: ask.protected,
       ...(ask.expiresAt === undefined ? {} : { expiresAt: ask.expiresAt }),
+      ...(ask.annotations === undefined ? {} : { annotations: ask.annotations }),
       created: now,
       states: [
         [now, 'init'],
@@ -1091,23 +1248,35 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   /**
    * Restore (and reset to the parent: `source_branch_id` is the parent). The document does not say
-   * which operations it starts; the simulator starts a new timeline, then each endpoint again.
+   * which operations it starts; the simulator starts a new timeline, then each endpoint again. The
+   * branch keeps its id, name and computes; `last_reset_at` says when. With `preserve_under_name`,
+   * the old state stays as a new branch of that name, which takes over the children.
    */
   function restoreBranch(
     x: Exchange,
     p: ProjectScript,
     branch: BranchScript,
-    json: Record<string, unknown>
+    ask: RestoreAsk
   ): void {
-    const source = typeof json.source_branch_id === 'string' ? json.source_branch_id : undefined;
-    if (!source) return error(x, 400, 'source_branch_id is required');
-    if (!branchById(p.id, source)) return error(x, 404, `branch not found: ${source}`);
+    if (ask.preserveUnderName !== undefined) {
+      const preserved: BranchScript = {
+        id: newBranchId(),
+        project_id: p.id,
+        name: ask.preserveUnderName,
+        ...(branch.parent_id === undefined ? {} : { parent_id: branch.parent_id }),
+        created: clock()
+      };
+      for (const child of liveBranches(p.id))
+        if (child.parent_id === branch.id) child.parent_id = preserved.id;
+      branches.push(preserved);
+    }
     const own = liveEndpoints(p.id).filter((e) => e.branch_id === branch.id);
     const { operations, done } = start(p.id, [
       { action: 'create_timeline', branch_id: branch.id },
       ...own.map((e) => ({ action: 'start_compute', branch_id: branch.id, endpoint_id: e.id }))
     ]);
     const now = clock();
+    branch.lastResetAt = now;
     branch.states = [
       ...(branch.states ?? [[branch.created, 'ready']]),
       [now, 'resetting'],
@@ -1237,12 +1406,55 @@ interface CreateAsk {
   name?: string;
   protected: boolean;
   expiresAt?: number;
+  annotations?: Record<string, string>;
 }
 
-/** An error the service answers instead. */
+/** What a PATCH changes: `expiresAt` null removes the expiry; `protected` only when it changes. */
+interface UpdateAsk {
+  name?: string;
+  protected?: boolean;
+  expiresAt?: number | null;
+}
+
+/** A restore, as `readRestore` read it. */
+interface RestoreAsk {
+  source: string;
+  preserveUnderName?: string;
+}
+
+/** An error the service answers instead; `code` as the service sets it on a few (`BRANCHES_LIMIT_EXCEEDED`). */
 interface Refusal {
   status: number;
   message: string;
+  code?: string;
+}
+
+/**
+ * The code of a create refused at the plan's branch limit. No recording of it was found; by
+ * analogy with the recorded `422 {"code":"PROJECTS_LIMIT_EXCEEDED","message":"user projects limit
+ * of 1 exceeded, got 1"}` (neondatabase/neonctl#255). Clients should match the status and words.
+ */
+export const BRANCHES_LIMIT_CODE = 'BRANCHES_LIMIT_EXCEEDED';
+
+/** The refusal's words, shaped as the recorded projects-limit message. */
+export function branchesLimitMessage(limit: number, count: number): string {
+  return `branches limit of ${limit} exceeded, got ${count}`;
+}
+
+/** The document's `AnnotationValueData`: an object of at most 50 strings. */
+function readAnnotationValue(value: unknown): { value?: Record<string, string> } | Refusal {
+  if (value === undefined) return {};
+  const wrong = {
+    status: 400,
+    message: 'annotation_value must be an object of at most 50 strings'
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrong;
+  const entries = Object.entries(value);
+  if (entries.length > 50) return wrong;
+  const strings = entries.filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string'
+  );
+  return strings.length === entries.length ? { value: Object.fromEntries(strings) } : wrong;
 }
 
 /** RFC 3339, section 5.6: a date-time with a time zone (`2025-06-09T18:02:16Z`). */

@@ -1,7 +1,6 @@
-import { type DatabaseTarget, parseDatabaseUrl } from './database/url.js';
-import { checkDatabase } from './wait/database.js';
-import { checkUrlBranch } from './wait/url-branch.js';
+import { CHECKS, type CheckSettings } from './checks/index.js';
 import { NeonClient } from './neon/client.js';
+import type { CheckOutcome } from './report/check-outcome.js';
 import { consoleLinksFor } from './report/links.js';
 import { buildReport, inputErrorReport, type Report } from './report/model.js';
 import { fetchRecentOperations } from './neon/recent.js';
@@ -17,15 +16,11 @@ import type { WaitDeps, WaitResult } from './wait/wait.js';
  * The engine the action's steps and the command share: settings in, one report out, whatever
  * happens (a proxy that cannot be used, the API failing, a cancellation).
  */
-export interface EngineSettings extends StepSettings {
+export interface EngineSettings extends StepSettings, CheckSettings {
   apiKey: string;
   apiHost: string;
   summary: boolean;
   summaryLimit: number;
-  /** The parsed `database_url`, probed with `SELECT 1` once the wait succeeded. */
-  databaseUrl?: DatabaseTarget;
-  /** `database_url: response`: check the request's answer's first connection URI instead. */
-  databaseFromResponse?: boolean;
   /** The summary lists the operations created since then (epoch ms), not only the newest. */
   sinceMs?: number;
 }
@@ -57,7 +52,7 @@ export async function runStep<S extends EngineSettings>(
     if (error instanceof InputError) return { report: report(error.words(named)) };
     // A signal while reading (a stdin that never ends) ends there too, as an interruption.
     if (!(error instanceof CancelledError)) throw error;
-    return { report: { ...report(error.message), status: WAIT_STATUS.aborted } };
+    return { report: inputErrorReport(error.message, startedAt, Date.now(), WAIT_STATUS.aborted) };
   }
   return { report: await engine(settings), settings };
 }
@@ -84,8 +79,9 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
   }
   try {
     const waited = await performAndWait(settings, { ...deps, client });
-    const result = await databaseStep(waited, settings, { ...deps, client });
-    const recent = await recentForSummary(client, result, settings);
+    const { result, checks } = await runChecks(waited, settings, { ...deps, client });
+    const connected = checks.some((check) => check.connected);
+    const recent = await recentForSummary(client, result, settings, connected);
     return buildReport(result, {
       waited: settings.wait,
       branchId: settings.branchId,
@@ -93,6 +89,7 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
       timeoutMs: settings.timeoutMs,
       consoleLinks: consoleLinksFor(settings.apiHost),
       requests: client.requests,
+      checks,
       ...recent
     });
   } finally {
@@ -104,41 +101,36 @@ export async function runEngine(settings: EngineSettings, deps: EngineDeps): Pro
 const FRESH_PAGE_MS = 2000;
 
 /**
- * The database check after the wait. `database_url: response` checks the answer's own URI, which is
- * the branch's the request made or named (not checked against `branch_id`, which may be its
- * parent); a URL given as such is first checked to be `branch_id`'s, and refused before any
- * connection when it is another branch's.
+ * The checks after the wait, in their order: each sees the result as the checks before it left it,
+ * and the first that fails the step ends it (a URL of another branch is never connected to).
  */
-async function databaseStep(
+async function runChecks(
   waited: WaitResult,
   settings: EngineSettings,
   deps: EngineDeps & { client: NeonClient }
-): Promise<WaitResult> {
-  if (settings.databaseFromResponse) {
-    const answered = waited.request?.databaseUrl;
-    if (answered) {
-      return checkDatabase(waited, { ...settings, databaseUrl: parseDatabaseUrl(answered) }, deps);
-    }
-    if (waited.failure || waited.timedOut || !settings.wait) return waited;
-    const request = waited.request ? `${waited.request.method} ${waited.request.path}` : 'request';
-    return {
-      ...waited,
-      status: WAIT_STATUS.databaseError,
-      failure:
-        `${deps.named('database_url')} is response, but the answer to ${request} holds no connection URI: ` +
-        'ask for a compute with it (for a branch, "endpoints": [{"type": "read_write"}]).'
-    };
+): Promise<{ result: WaitResult; checks: CheckOutcome[] }> {
+  let result = waited;
+  const checks: CheckOutcome[] = [];
+  for (const check of CHECKS) {
+    const outcome = await check(result, settings, deps);
+    if (!outcome) continue;
+    checks.push(outcome);
+    if (outcome.connected || outcome.ending) result = { ...result, finishedAt: Date.now() };
+    if (outcome.ending) return { result: { ...result, ...outcome.ending }, checks };
   }
-  const owned = await checkUrlBranch(waited, settings, deps);
-  if (owned.database) return owned;
-  return checkDatabase(owned, settings, deps);
+  return { result, checks };
 }
 
 /**
  * The project's recent operations for the summary, when it shows them and the API can still be
  * asked; a failure here only leaves them out (the reason is shown instead).
  */
-async function recentForSummary(client: NeonClient, result: WaitResult, settings: EngineSettings) {
+async function recentForSummary(
+  client: NeonClient,
+  result: WaitResult,
+  settings: EngineSettings,
+  connected: boolean
+) {
   const { summary, summaryLimit, branchId, endpointId, sinceMs: since, timeoutMs } = settings;
   const deferred = result.status === WAIT_STATUS.watching; // the post step reports
   if (!summary || !summaryLimit || !result.projectId || result.apiUnusable || deferred) return {};
@@ -148,7 +140,7 @@ async function recentForSummary(client: NeonClient, result: WaitResult, settings
   // The report lists the operations as they are when it is written: after a database check (which
   // may have taken seconds, and woken a compute with an operation of its own) the List is asked again.
   const page = result.newestPage;
-  const fresh = page && !result.database?.attempts && now - page.fetchedAt <= FRESH_PAGE_MS;
+  const fresh = page && !connected && now - page.fetchedAt <= FRESH_PAGE_MS;
   const options = {
     limit: summaryLimit,
     place: { branchId, endpointId },

@@ -1,4 +1,4 @@
-import type { Report } from './report/model.js';
+import { awaitedOperations, checkFacts, type Report, timedOut } from './report/model.js';
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
 import { BRANCH_WORDS } from './report/branch-words.js';
@@ -27,17 +27,24 @@ function answerId(report: Report, key: string, list: string): string | undefined
   return typeof id === 'string' ? id : undefined;
 }
 
+/** Whether every check named `name` found `fact` true; undefined when none says. */
+function allTrue(report: Report, name: string, fact: string): boolean | undefined {
+  const values = checkFacts(report, name).map((facts) => facts?.[fact]);
+  const said = values.filter((value) => typeof value === 'boolean');
+  return said.length > 0 ? said.every(Boolean) : undefined;
+}
+
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
 
 // prettier-ignore
 export const OUTPUTS: readonly Output[] = [
   { name: 'status', description: 'The verdict: the operations\' status (the worst) or the wait\'s own (`idle`, `timeout`, …: docs/how-it-decides.md).', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
-  { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: (r) => r.timedOut, json: 'boolean' },
-  { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => r.operations[0] ?? null, json: 'object (the first awaited operation as last seen), or `null`' },
-  { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: (r) => r.operations, json: 'array of objects' },
-  { name: 'failures_count', description: 'Sum of failures_count over the awaited operations.', value: (r) => r.operations.reduce((n, op) => n + (Number(op.failures_count) || 0), 0), json: 'number' },
+  { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: timedOut, json: 'boolean' },
+  { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => awaitedOperations(r)[0] ?? null, json: 'object (the first awaited operation as last seen), or `null`' },
+  { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: awaitedOperations, json: 'array of objects' },
+  { name: 'failures_count', description: 'Sum of failures_count over the awaited operations.', value: (r) => awaitedOperations(r).reduce((n, op) => n + (Number(op.failures_count) || 0), 0), json: 'number' },
   { name: 'elapsed_seconds', description: 'Seconds spent, with one decimal.', value: seconds, text: (s) => (s as number).toFixed(1), json: 'number' },
-  { name: 'project_id', description: 'The project used.', value: (r) => r.projectId ?? '', json: 'string, `""` when no project was found' },
+  { name: 'project_id', description: 'The project used.', value: (r) => r.targets[0].projectId ?? '', json: 'string, `""` when no project was found' },
   { name: 'summary', description: 'The job summary as Markdown.' },
   { name: 'comment_url', description: 'URL of the PR comment written or updated, else empty.' },
   { name: 'response', description: 'With request: the accepted answer\'s JSON, every secret (password, URI, key, token) replaced by `***`.', value: (r) => r.request?.response , json: 'object (the accepted answer, secrets replaced by `***`), only with a request' },
@@ -56,7 +63,7 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'database_url_pooled', description: 'Its pooled URL. Masked; not in --json.', secret: (r) => r.request?.branch?.connection?.pooledUrl },
   { name: 'database_host', description: 'The host of `database_url`.', value: (r) => r.request?.branch?.connection?.host, json: 'string, only with create_branch once connected' },
   { name: 'database_host_pooled', description: 'The host of `database_url_pooled`.', value: (r) => r.request?.branch?.connection?.pooledHost, json: 'string, only with create_branch once connected' },
-  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => r.database?.ready, json: 'boolean, only with a database URL' }
+  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' }
 ];
 
 /** The command's own `--json` fields, after the outputs' (`resultText` sets them). */

@@ -121,7 +121,9 @@ describe('probeDatabase over TLS', () => {
     expect(result).toMatchObject({ reason: 'rejected', attempts: 1 });
     expect(result.message).toContain(`:${server.port}/appdb: TLS certificate verification failed`);
     expect(result.message).toContain(text);
-    expect(run.wallMs).toBeLessThan(2000);
+    // One attempt (above), and no hanging until the 10 s deadline: half of it leaves room for a busy
+    // machine (2020 ms against a bound of 2000 ms once, at a load of 18 on 2 cores).
+    expect(run.wallMs).toBeLessThan(5000);
     expectNoSecret(run, makeUrl(), PASSWORD);
   });
 

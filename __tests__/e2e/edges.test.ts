@@ -51,9 +51,13 @@ describe('the wait near its deadline', () => {
         run.stdout
       );
     expect(said).not.toBeNull();
-    // The time said is the last request's, which went after the first and before the deadline.
-    const span = (sim.requests.at(-1)?.at ?? 0) - (sim.requests[0]?.at ?? 0);
-    expect(Number(said?.[1]) * 1000).toBeGreaterThanOrEqual(span - 100);
+    // The time said is the last request's, on the step's own clock: a retry went after the first
+    // request, before the deadline. Which time exactly is decided in-process, on simulated time
+    // (__tests__/edges.test.ts, "with 429s throughout, tries last just before the deadline and
+    // says so"): compared here with when the simulator received the requests, it moved with how
+    // late a busy machine delivered them (3.7s said, 3.88 s between arrivals).
+    expect(sim.requests.length).toBeGreaterThanOrEqual(2);
+    expect(Number(said?.[1])).toBeGreaterThan(0);
     expect(Number(said?.[1])).toBeLessThan(4);
     expect(run.summary).toContain('the 4s timeout left no time to retry the failed request');
   });

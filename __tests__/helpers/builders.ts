@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY } from '../../src/wait/status.js';
 import type { Operation } from '../../src/neon/operation.js';
-import type { Report } from '../../src/report/model.js';
+import { reportOf, type Report, type TargetReport } from '../../src/report/model.js';
 import type { RecentOperations } from '../../src/neon/recent.js';
 
 let counter = 0;
@@ -25,24 +25,59 @@ export function makeOperation(fields: Partial<Operation> = {}): Operation {
   };
 }
 
-/** A report of a finished wait for operations of that project, ending at `finishedAt`, with `fields` on top. */
-export function makeReport(fields: Partial<Report> = {}): Report {
+/** A report's fields, flat: the step's and its one target's (`status` and `failure` are both). */
+export type ReportFields = Partial<Omit<Report, 'targets'> & Omit<TargetReport, 'checks'>> & {
+  checks?: TargetReport['checks'];
+};
+
+/**
+ * A report of a finished wait for operations of that project, ending at `finishedAt`, with `fields`
+ * on top: the step's facts, and one target of the rest.
+ */
+export function makeReport(fields: ReportFields = {}): Report {
   const finishedAt = fields.finishedAt ?? Date.parse('2026-01-02T03:10:00Z');
-  return {
-    kind: 'operations',
-    policy: DEFAULT_POLICY,
-    waited: true,
-    projectId: 'spring-example-302709',
-    status: 'finished',
-    timedOut: false,
-    operations: [],
-    startedAt: finishedAt - 75_000,
-    finishedAt,
-    serviceAheadMs: 0,
-    timeoutMs: 600_000,
-    requests: 7,
-    ...fields
+  const {
+    kind = 'operations',
+    projectId,
+    branchId,
+    endpointId,
+    status = 'finished',
+    failure,
+    timedOut = false,
+    lastError,
+    failingSince,
+    operations = [],
+    checks = [],
+    recent,
+    recentError,
+    ...step
+  } = fields;
+  // A project unless one is given, `undefined` included.
+  const project = 'projectId' in fields ? projectId : 'spring-example-302709';
+  const target = {
+    kind,
+    projectId: project,
+    branchId,
+    endpointId,
+    status,
+    failure,
+    timedOut,
+    lastError
   };
+  const seen = { failingSince, operations, checks, recent, recentError };
+  return reportOf(
+    {
+      policy: DEFAULT_POLICY,
+      waited: true,
+      startedAt: finishedAt - 75_000,
+      finishedAt,
+      serviceAheadMs: 0,
+      timeoutMs: 600_000,
+      requests: 7,
+      ...step
+    },
+    [{ ...target, ...seen }]
+  );
 }
 
 /** Recent operations as one page fetched them. */
@@ -51,4 +86,10 @@ export function makeRecent(
   fields: Partial<RecentOperations> = {}
 ): RecentOperations {
   return { operations, scanned: operations.length, requests: 1, scanStopped: false, ...fields };
+}
+
+/** A report of several targets, one a `fields` (the step's facts are the first's). */
+export function makeTargets(first: ReportFields, ...others: ReportFields[]): Report {
+  const { status, failure, targets, ...step } = makeReport(first);
+  return reportOf(step, [targets[0], ...others.map((fields) => makeReport(fields).targets[0])]);
 }

@@ -4,9 +4,10 @@
  * DOM, the links GitHub adds to plain text after that, and each Mermaid diagram read by the
  * `mermaid` library itself, down to the dates of the gantt bars.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { createInterface } from 'node:readline';
 import dayjs from 'dayjs';
 import advancedFormat from 'dayjs/plugin/advancedFormat.js';
 import customParseFormat from 'dayjs/plugin/customParseFormat.js';
@@ -253,38 +254,80 @@ export interface ZonedBar {
   endWall: number;
 }
 
-// Runs in a Node process of its own: a process reads its time zone (TZ) once, when it starts.
+// Runs in a Node process of its own, so that the reader's zone is not the test process's: one
+// process for a test file's every zone, as loading Mermaid costs about a second of CPU. Node reads
+// TZ again whenever it is assigned, so each request sets its own. One JSON request a line in, one
+// JSON answer a line out, in order.
 const IN_ZONE = `
 const { Window } = await import('happy-dom');
 const window = new Window();
 Object.assign(globalThis, { window, document: window.document });
 const mermaid = (await import('mermaid')).default;
 mermaid.initialize({ startOnLoad: false });
-let input = '';
-for await (const chunk of process.stdin) input += chunk;
+const { createInterface } = await import('node:readline');
 const wall = (d) => Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds());
-const charts = [];
-for (const source of JSON.parse(input)) {
-  const diagram = await mermaid.mermaidAPI.getDiagramFromText(source);
-  charts.push(diagram.db.getTasks().map((t) => ({
-    start: t.startTime.getTime(), end: t.endTime.getTime(),
-    startWall: wall(t.startTime), endWall: wall(t.endTime)
-  })));
+for await (const line of createInterface({ input: process.stdin })) {
+  const { timeZone, sources } = JSON.parse(line);
+  process.env.TZ = timeZone;
+  const charts = [];
+  for (const source of sources) {
+    const diagram = await mermaid.mermaidAPI.getDiagramFromText(source);
+    charts.push(diagram.db.getTasks().map((t) => ({
+      start: t.startTime.getTime(), end: t.endTime.getTime(),
+      startWall: wall(t.startTime), endWall: wall(t.endTime)
+    })));
+  }
+  process.stdout.write(JSON.stringify(charts) + '\\n');
 }
-process.stdout.write(JSON.stringify(charts));
 `;
+
+interface ZoneRenderer {
+  child: ChildProcessWithoutNullStreams;
+  /** Answers not yet received, in the order asked. */
+  waiting: Array<{ resolve: (line: string) => void; reject: (error: Error) => void }>;
+}
+
+let zoneRenderer: ZoneRenderer | undefined;
+
+function startZoneRenderer(): ZoneRenderer {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', IN_ZONE], {
+    cwd: resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..'),
+    env: { PATH: process.env.PATH ?? '' }
+  });
+  const renderer: ZoneRenderer = { child, waiting: [] };
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout }).on('line', (line) =>
+    renderer.waiting.shift()?.resolve(line)
+  );
+  child.on('close', (code) => {
+    if (zoneRenderer === renderer) zoneRenderer = undefined;
+    const error = new Error(`Mermaid's process ended (${code}): ${stderr}`);
+    for (const each of renderer.waiting.splice(0)) each.reject(error);
+  });
+  return renderer;
+}
 
 /**
  * The dates Mermaid computes for the bars of each gantt chart when the reader's browser is in
- * `timeZone`: Mermaid itself, in a Node process started with TZ set to that zone.
+ * `timeZone`: Mermaid itself, in a Node process with TZ set to that zone (started on first use,
+ * ended by `closeZoneRenderer`).
  */
-export async function ganttDatesInZone(sources: string[], timeZone: string): Promise<ZonedBar[][]> {
-  const child = promisify(execFile)(process.execPath, ['--input-type=module', '-e', IN_ZONE], {
-    cwd: resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..'),
-    env: { PATH: process.env.PATH ?? '', TZ: timeZone },
-    maxBuffer: 16 * 1024 * 1024
-  });
-  child.child.stdin?.end(JSON.stringify(sources));
-  const { stdout } = await child;
-  return JSON.parse(stdout) as ZonedBar[][];
+export function ganttDatesInZone(sources: string[], timeZone: string): Promise<ZonedBar[][]> {
+  zoneRenderer ??= startZoneRenderer();
+  const renderer = zoneRenderer;
+  return new Promise<string>((resolve, reject) => {
+    renderer.waiting.push({ resolve, reject });
+    renderer.child.stdin.write(`${JSON.stringify({ timeZone, sources })}\n`);
+  }).then((line) => JSON.parse(line) as ZonedBar[][]);
+}
+
+/** Ends the process of `ganttDatesInZone`, if one was started (a test file's `afterAll`). */
+export async function closeZoneRenderer(): Promise<void> {
+  const renderer = zoneRenderer;
+  if (!renderer) return;
+  zoneRenderer = undefined;
+  const closed = once(renderer.child, 'close');
+  renderer.child.stdin.end();
+  await closed;
 }

@@ -4,15 +4,16 @@
  * library, down to the dates it computes for the gantt bars, in several time zones, so a wrong date
  * format fails here and not only on GitHub.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isSeen, type Operation } from '../../src/neon/operation.js';
 import type { Report } from '../../src/report/model.js';
 import { COMMENT_LIMIT, renderComment, renderSummary } from '../../src/report/summary.js';
-import { makeOperation, makeRecent, makeReport } from '../helpers/builders.js';
+import { makeOperation, makeRecent, makeReport, type ReportFields } from '../helpers/builders.js';
 import {
   elementNames,
   type ExpectedBar,
   type Gantt,
+  closeZoneRenderer,
   ganttDatesInZone,
   githubReferences,
   loadMermaid,
@@ -73,7 +74,7 @@ function op(minutesAgo: number, fields: Partial<Operation> = {}): Operation {
   });
 }
 
-function report(fields: Partial<Report>): Report {
+function report(fields: ReportFields): Report {
   return makeReport({
     projectId: PROJECT,
     startedAt: NOW - 5 * MINUTE,
@@ -102,18 +103,18 @@ function expectedBars(r: Report): ExpectedBar[] {
     // From the timestamps: the service's total_duration_ms is not wall time.
     return { section, id: o.id, start: Date.parse(o.created_at), end: endOf(o), tag };
   };
-  const awaited = r.operations
+  const awaited = r.targets[0].operations
     .filter(isSeen)
     .filter((o) => !Number.isNaN(Date.parse(o.created_at)));
   if (awaited.length === 0) return [];
   const from = Math.min(...awaited.map((o) => Date.parse(o.created_at)));
   const to = Math.max(...awaited.map(endOf));
   const ids = new Set(awaited.map((o) => o.id));
-  const others = (r.recent?.operations ?? []).filter((o) => {
+  const others = (r.targets[0].recent?.operations ?? []).filter((o) => {
     const start = Date.parse(o.created_at);
     return !ids.has(o.id) && start >= from && start <= to;
   });
-  const first = r.kind === 'project' ? 'Seen in progress' : 'Awaited';
+  const first = r.targets[0].kind === 'project' ? 'Seen in progress' : 'Awaited';
   return [...awaited.map((o) => bar(first, o)), ...others.map((o) => bar('Other operations', o))];
 }
 
@@ -292,7 +293,7 @@ describe.each(Object.entries(SCENARIOS))('summary rendered by GitHub: %s', (_nam
     const end = rest.findIndex((el) => /^(H4|DETAILS)$/.test(el.tagName));
     const list = rest.slice(0, end < 0 ? rest.length : end).find((el) => el.tagName === 'UL');
     const items = list ? [...list.querySelectorAll('li')] : [];
-    const failing = scenario.report.operations
+    const failing = scenario.report.targets[0].operations
       .filter(isSeen)
       .filter((o) => ['error', 'cancelled', 'failed'].includes(o.status));
     expect(items.map((li) => li.querySelector('code')!.title)).toEqual(failing.map((o) => o.id));
@@ -368,7 +369,7 @@ describe.each(Object.entries(SCENARIOS))('comment rendered by GitHub: %s', (_nam
 
   it('folds the tables and the timeline in one closed <details>', () => {
     const hasDetails = scenario.tables.length > 0 || scenario.timeline;
-    expect(folds.length).toBe(hasDetails || scenario.report.recentError ? 1 : 0);
+    expect(folds.length).toBe(hasDetails || scenario.report.targets[0].recentError ? 1 : 0);
     if (folds.length === 0) return;
     const fold = folds[0] as HTMLDetailsElement;
     expect(fold.open).toBe(false);
@@ -584,6 +585,8 @@ describe('the timeline check fails a broken timeline', () => {
  * reader's clock skips for daylight saving. Unix milliseconds are the same instant everywhere.
  */
 describe('the timeline in every reader’s time zone', () => {
+  afterAll(closeZoneRenderer);
+
   // Each zone with operations across its own daylight-saving change (or none: Kolkata, +05:30).
   const ZONES: Array<[string, string]> = [
     ['UTC', '2026-03-29T00:40:00Z'],
@@ -607,7 +610,7 @@ describe('the timeline in every reader’s time zone', () => {
     const r = reportAt(start);
     const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
     const [bars] = await ganttDatesInZone([source], zone);
-    const seen = r.operations.filter(isSeen);
+    const seen = r.targets[0].operations.filter(isSeen);
     expect(bars!.map((b) => b.start)).toEqual(seen.map((o) => Date.parse(o.created_at)));
     const ends = seen.map((o) => Date.parse(o.updated_at));
     bars!.forEach((b, i) => {
@@ -619,7 +622,7 @@ describe('the timeline in every reader’s time zone', () => {
   it('catches the UTC wall clocks written before, which a reader in Berlin saw an hour late', async () => {
     // 02:10 UTC on the day Berlin's clocks skip from 02:00 to 03:00.
     const r = reportAt('2026-03-29T02:10:00Z');
-    const starts = r.operations.filter(isSeen).map((o) => Date.parse(o.created_at));
+    const starts = r.targets[0].operations.filter(isSeen).map((o) => Date.parse(o.created_at));
     const source = mermaidSources(renderToDom(renderSummary(r)))[0]!;
     const wallClock = (ms: string): string =>
       new Date(Number(ms)).toISOString().slice(0, 23).replace('T', ' ');

@@ -1,44 +1,55 @@
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { BRANCH_WORDS } from '../report/branch-words.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
-import { type Report, serviceEnd } from '../report/model.js';
+import type { CaseVerdict, TestCase } from '../report/check-outcome.js';
+import { type Report, serviceEnd, type TargetReport } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine, truncate } from '../util/text.js';
 import { shownAs, WAIT_STATUS } from '../wait/status.js';
-import { exitCode } from './result.js';
-
-/** What JUnit says of a case: passed (empty), or a kind, a short message, a type and the detail (GitLab shows the last). */
-type CaseVerdict =
-  [] | [kind: 'failure' | 'error' | 'skipped', message: string, type?: string, detail?: string];
-
-interface Case {
-  name: string;
-  ms: number;
-  verdict: CaseVerdict;
-  /** Ids of this run (`operation_id`, `branch_id`): kept out of the name, which stays stable. */
-  properties?: Record<string, string | undefined>;
-  /** What was done, for the case's output (`system-out`). */
-  out?: string;
-}
 
 /**
- * The report as JUnit XML (GitLab, Jenkins, CircleCI): a case per awaited operation, one for the
- * database, one `error` when the run failed otherwise. Names stay the same from run to run (the
- * action and its rank); the ids are properties, `classname` carries the project. Written by hand: a few fixed elements need only escaping (`xml`).
+ * The report as JUnit XML (GitLab, Jenkins, CircleCI): a suite per target, with a case per awaited
+ * operation, one per check that has one (the database), one `error` when the run failed otherwise.
+ * Names stay the same from run to run (the action and its rank); the ids are properties,
+ * `classname` carries the project. Written by hand: a few fixed elements need only escaping (`xml`).
  */
 export function renderJunit(report: Report): string {
-  const { status, failure, lastError, database: db } = report;
-  const cases: Case[] = report.operations.map((op) => ({
+  const suites = report.targets.map((target, i) => ({ target, cases: casesOf(report, target, i) }));
+  const all = suites.flatMap((suite) => suite.cases);
+  const time = seconds(report.finishedAt - report.startedAt);
+  const totals = (cases: readonly TestCase[]) => {
+    const count = (kind: string): number => cases.filter((c) => c.verdict[0] === kind).length;
+    return `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${time}"`;
+  };
+  const timestamp = new Date(report.startedAt).toISOString();
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals(all)}>`,
+    ...suites.flatMap(({ target, cases }) => {
+      const project = target.projectId ?? '';
+      return [
+        `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals(cases)} timestamp="${timestamp}">`,
+        ...cases.map((c) => caseXml(c, project)),
+        '  </testsuite>'
+      ];
+    }),
+    '</testsuites>\n'
+  ].join('\n');
+}
+
+/** One target's cases: its operations, the request's branch (in the first), its checks, its ending. */
+function casesOf(report: Report, target: TargetReport, index: number): TestCase[] {
+  const { status, failure, lastError } = target;
+  const cases: TestCase[] = target.operations.map((op) => ({
     name: caseName(op),
     ms: wallTime(op, report),
-    verdict: testCaseOf(report, op),
+    verdict: testCaseOf(report, target, op),
     properties: { operation_id: op.id, branch_id: op.branch_id, endpoint_id: op.endpoint_id }
   }));
   // create_branch, delete_branch: one case named `branch` (the same in every pull request), its
   // name and id as properties, what was done in its output.
   const branch = report.request?.branch;
-  if (branch) {
+  if (branch && index === 0) {
     cases.unshift({
       name: 'branch',
       ms: branch.readyMs ?? 0,
@@ -47,23 +58,14 @@ export function renderJunit(report: Report): string {
       out: branchDone(branch)
     });
   }
-  if (db) {
-    const why = report.timedOut ? WAIT_STATUS.timeout : WAIT_STATUS.databaseError;
-    const verdict: CaseVerdict = db.ready
-      ? []
-      : db.notTried
-        ? ['skipped', `not tried: ${db.notTried}`]
-        : ['failure', 'database not ready', why, db.problem];
-    const properties = { target: db.target };
-    cases.push({ name: 'database', ms: db.answeredAfterMs ?? 0, verdict, properties });
-  }
+  for (const check of target.checks) if (check.junit) cases.push({ ...check.junit });
   const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
-  // A run that fails never writes an all-green file (`unconfirmed`, a `database_error` with no
+  // A target that fails never writes an all-green suite (`unconfirmed`, a `database_error` with no
   // database to try): the wait itself is then the case that says why.
   const unsaid =
-    exitCode(report) !== 0 &&
+    failure !== undefined &&
     !cases.some(({ verdict: [kind] }) => kind === 'failure' || kind === 'error');
-  if (ended.includes(status) || (report.timedOut && lastError) || unsaid) {
+  if (ended.includes(status) || (target.timedOut && lastError) || unsaid) {
     const verdict: CaseVerdict = ['error', status.replace('_', ' '), status, failure ?? lastError];
     cases.push({ name: 'wait', ms: 0, verdict });
   }
@@ -75,29 +77,23 @@ export function renderJunit(report: Report): string {
     const rank = names.slice(0, i).filter((n) => n === names[i]).length + 1;
     if (rank > 1) c.name += ` #${rank}`;
   });
-  const count = (kind: string): number => cases.filter((c) => c.verdict[0] === kind).length;
-  const totals = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}" time="${seconds(report.finishedAt - report.startedAt)}"`;
-  const project = report.projectId ?? '';
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="neon-operations-wait" ${totals}>`,
-    `  <testsuite name="Neon operations${project && ` of project ${xml(project)}`}" ${totals} timestamp="${new Date(report.startedAt).toISOString()}">`,
-    ...cases.map(
-      ({ name, ms, verdict: [kind, message = '', type, detail], properties = {}, out }) => {
-        const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}">`;
-        const inner = propertiesXml(properties);
-        if (kind) {
-          // The detail may be the API's text: cut.
-          const body = detail ? `>${xml(detail, 4000)}</${kind}>` : '/>';
-          const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
-          inner.push(`      <${kind}${attrs}${body}`);
-        }
-        if (out) inner.push(`      <system-out>${xml(out, 1000)}</system-out>`);
-        if (!inner.length) return `${head.slice(0, -1)}/>`;
-        return [head, ...inner, '    </testcase>'].join('\n');
-      }
-    ),
-    '  </testsuite>\n</testsuites>\n'
-  ].join('\n');
+  return cases;
+}
+
+function caseXml(testCase: TestCase, project: string): string {
+  const { name, ms, verdict, properties = {}, out } = testCase;
+  const [kind, message = '', type, detail] = verdict;
+  const head = `    <testcase classname="neon-operations-wait${project && `.${xml(project)}`}" name="${xml(name)}" time="${seconds(ms)}">`;
+  const inner = propertiesXml(properties);
+  if (kind) {
+    // The detail may be the API's text: cut.
+    const body = detail ? `>${xml(detail, 4000)}</${kind}>` : '/>';
+    const attrs = `${type ? ` type="${xml(type)}"` : ''} message="${xml(oneLine(message, 200))}"`;
+    inner.push(`      <${kind}${attrs}${body}`);
+  }
+  if (out) inner.push(`      <system-out>${xml(out, 1000)}</system-out>`);
+  if (!inner.length) return `${head.slice(0, -1)}/>`;
+  return [head, ...inner, '    </testcase>'].join('\n');
 }
 
 /** `created from main (br-…), expires 2026-12-05T10:00:00Z`, `reused …`, `deleted`, `already gone`. */
@@ -131,7 +127,7 @@ function propertiesXml(properties: Record<string, string | undefined>): string[]
   ];
 }
 
-function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {
+function testCaseOf(report: Report, target: TargetReport, op: AwaitedOperation): CaseVerdict {
   const status = op.status ?? 'not seen';
   const shown = shownAs(status, report.policy);
   if (shown === 'skipped' && status === 'skipped')
@@ -145,8 +141,8 @@ function testCaseOf(report: Report, op: AwaitedOperation): CaseVerdict {
   if (!report.waited) return ['skipped', `not awaited (--no-wait); it was ${status}`];
   // Still open: at the deadline it is what timed out; else another's ending cut it short.
   const deadline = `still ${status} at the deadline (timeout ${formatDuration(report.timeoutMs)})`;
-  if (report.timedOut) return ['failure', 'timed out', WAIT_STATUS.timeout, deadline];
-  return ['skipped', `still ${status} when the wait ended (${report.status})`];
+  if (target.timedOut) return ['failure', 'timed out', WAIT_STATUS.timeout, deadline];
+  return ['skipped', `still ${status} when the wait ended (${target.status})`];
 }
 
 /** From created_at to updated_at once it ended, else to the end of the wait. */

@@ -2,7 +2,7 @@
 // (`--format`), and the exit code a script branches on.
 import { FORMAT_CHOICES } from '../inputs.js';
 import { resultFields, resultJson } from '../outputs.js';
-import type { Report } from '../report/model.js';
+import { awaitedOperations, type Report, timedOut } from '../report/model.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
@@ -21,9 +21,12 @@ const CODES: Record<string, number> = {
 export function exitCode(r: Report): number {
   const listed = CODES[r.status];
   if (listed !== undefined) return listed;
-  if (r.timedOut) {
+  if (timedOut(r)) {
     // 3 when the failing request went unanswered since the wait's first half: the API was down.
-    const apiDown = r.failingSince !== undefined && r.failingSince - r.startedAt <= r.timeoutMs / 2;
+    const apiDown = r.targets.some(
+      ({ failingSince }) =>
+        failingSince !== undefined && failingSince - r.startedAt <= r.timeoutMs / 2
+    );
     if (apiDown) return 3;
     return 124;
   }
@@ -59,7 +62,7 @@ export const FORMATS = {
       const more = {
         exit_code: code,
         message: verdict(ending),
-        last_api_error: report.lastError ?? null
+        last_api_error: report.targets.find((t) => t.lastError !== undefined)?.lastError ?? null
       };
       // resultJson redacts each value: redacting the document would rewrite its keys.
       return `${resultJson({ ...resultFields(report), ...more })}\n`;
@@ -85,14 +88,14 @@ export function resultText(
  */
 export function leftBehind(report: Report): string | undefined {
   const { request } = report;
-  const cut = report.status === WAIT_STATUS.aborted || report.timedOut;
+  const cut = report.status === WAIT_STATUS.aborted || timedOut(report);
   if (!cut || request?.status === undefined) return undefined;
   const fields = resultFields(report);
   const made = (['branch', 'endpoint'] as const).flatMap((kind) => {
     const id = fields[`${kind}_id`];
     return typeof id === 'string' && id ? [`${kind} ${id}`] : [];
   });
-  const running = report.operations
+  const running = awaitedOperations(report)
     .filter((op) => shownAs(op.status ?? '', report.policy) === 'pending')
     .map((op) => `${op.action ?? 'operation'} ${op.id} (${op.status ?? 'not seen yet'})`);
   const sent = `${request.method} ${request.path} was accepted`;

@@ -4,14 +4,13 @@ import { capital } from '../util/text.js';
 import { branchUrl, linkedCode, projectUrl } from './links.js';
 import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
-import type { DatabaseCheck } from '../database/probe.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { BRANCH_WORDS } from './branch-words.js';
 import type { RequestOutcome } from '../neon/send.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus } from '../neon/operation-status.js';
 import { shownAs, statusLabel, statusMarker } from '../wait/status.js';
-import { type MainEnding, type Report, serviceEnd } from './model.js';
+import { type MainEnding, type Report, serviceEnd, type TargetReport } from './model.js';
 import { errorItem, operationsTable } from './table.js';
 import { renderTimeline } from './timeline.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
@@ -28,7 +27,7 @@ export const FAILING_LISTED = 10;
 /** How much of the report is shown: cut down by `fit` until it fits. */
 type Shape = { errorChars: number; recentRows: number; timeline: boolean };
 
-type Target = 'summary' | 'comment';
+type Medium = 'summary' | 'comment';
 
 /** The job summary (also the `summary` output), at most `maxChars` bytes; API strings escaped. */
 export function renderSummary(report: Report, maxChars = STEP_SUMMARY_LIMIT): string {
@@ -41,11 +40,12 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
 }
 
 /** Renders smaller until it fits (cuts texts, recent rows, timeline, errors) and says what went. */
-function fit(report: Report, maxChars: number, target: Target): string {
-  const view = viewOf(report);
-  const shape = { errorChars: FULL_ERROR_CHARS, recentRows: view.others.length, timeline: true };
+function fit(report: Report, maxChars: number, medium: Medium): string {
+  const views = report.targets.map((target) => viewOf(target, report));
+  const recentRows = Math.max(...views.map((view) => view.others.length));
+  const shape = { errorChars: FULL_ERROR_CHARS, recentRows, timeline: true };
   for (;;) {
-    const text = render(report, view, shape, target);
+    const text = render(report, views, shape, medium);
     if (Buffer.byteLength(text) <= maxChars) return text;
     if (shape.errorChars > 80) shape.errorChars = 80;
     else if (shape.recentRows > 0) shape.recentRows = Math.floor(shape.recentRows / 2);
@@ -56,50 +56,51 @@ function fit(report: Report, maxChars: number, target: Target): string {
 }
 
 /**
- * The operations a report lists, each once: the awaited ones, the other recent ones (`repeated`:
+ * The operations a target lists, each once: the awaited ones, the other recent ones (`repeated`:
  * how many recent ones are awaited ones), and the failing ones (the first `listed` on top).
  */
 type View = ReturnType<typeof viewOf>;
-function viewOf(report: Report) {
-  const awaited = uniqueById(report.operations);
+function viewOf(target: TargetReport, { policy }: Report) {
+  const awaited = uniqueById(target.operations);
   const awaitedIds = new Set(awaited.map((op) => op.id));
-  const recent = uniqueById(report.recent?.operations ?? []);
+  const recent = uniqueById(target.recent?.operations ?? []);
   const others = recent.filter((op) => !awaitedIds.has(op.id));
-  const failing = awaited.filter(
-    (op) => isSeen(op) && shownAs(op.status, report.policy) === 'failure'
-  );
+  const failing = awaited.filter((op) => isSeen(op) && shownAs(op.status, policy) === 'failure');
   const listed = failing.slice(0, FAILING_LISTED);
-  return { awaited, others, repeated: recent.length - others.length, failing, listed };
+  return { target, awaited, others, repeated: recent.length - others.length, failing, listed };
 }
 
 function uniqueById(ops: readonly AwaitedOperation[]): AwaitedOperation[] {
   return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
-function render(report: Report, view: View, shape: Shape, target: Target): string {
-  const lines = top(report, view, shape);
-  const details = body(report, view, shape, target);
-  if (target === 'comment' && details.length > 0) {
-    const title = detailsTitle(report, view, details);
+function render(report: Report, views: readonly View[], shape: Shape, medium: Medium): string {
+  const lines = top(report, views, shape);
+  const details = body(report, views, shape, medium);
+  if (medium === 'comment' && details.length > 0) {
+    const title = detailsTitle(report, views, details);
     lines.push(`<details><summary>${title}</summary>`, '', ...details, '</details>', '');
   } else lines.push(...details);
   lines.push(`<sub>${utc(report.finishedAt)} · ${ACTION_NAME} ${ACTION_VERSION}</sub>`, '');
   return lines.join('\n');
 }
 
-function top(report: Report, view: View, shape: Shape): string[] {
-  const lines = [headline(report, view), ''];
+function top(report: Report, views: readonly View[], shape: Shape): string[] {
+  const lines = [headline(report, views), ''];
   const quote = (text: string) => escapeText(text, Math.max(200, shape.errorChars * 4));
   if (report.mainStep) lines.push(mainStepLine(report.mainStep, quote), '');
-  const { projectId, branchId, endpointId, consoleLinks: links } = report;
+  const links = report.consoleLinks;
   const status = report.status || 'unknown';
+  const places = views.flatMap(({ target: { projectId, branchId, endpointId } }) => [
+    projectId && `Project ${linkedCode(projectId, links && projectUrl(projectId))}`,
+    branchId && `branch ${linkedCode(branchId, links && branchUrl(projectId, branchId))}`,
+    endpointId && `compute ${code(endpointId)}`
+  ]);
   const facts =
     status === 'input_error' && report.requests === 0
       ? ['No request was sent: an input needs fixing.']
       : [
-          projectId && `Project ${linkedCode(projectId, links && projectUrl(projectId))}`,
-          branchId && `branch ${linkedCode(branchId, links && branchUrl(projectId, branchId))}`,
-          endpointId && `compute ${code(endpointId)}`,
+          ...places,
           report.waited
             ? `timeout ${formatDuration(report.timeoutMs)}`
             : 'report only (wait: false)',
@@ -108,16 +109,21 @@ function top(report: Report, view: View, shape: Shape): string[] {
   lines.push(facts.join(' · '), '');
   // A wait that ended on an operation's status failed for the operations listed below; any other
   // failure (a timeout, the API, the inputs) is quoted.
-  if (report.failure && !(view.failing.length > 0 && isKnownStatus(status)))
-    lines.push(`> ${quote(report.failure)}`, '');
-  const failing = view.listed.map((op) => errorItem(op, shape.errorChars));
-  const more = view.failing.length - view.listed.length;
-  if (more > 0) failing.push(`- and ${more} more in the table below`);
+  const explained = views.some((view) => view.failing.length > 0) && isKnownStatus(status);
+  if (report.failure && !explained) lines.push(`> ${quote(report.failure)}`, '');
+  const failing = views.flatMap((view) => {
+    const items = view.listed.map((op) => errorItem(op, shape.errorChars));
+    const more = view.failing.length - view.listed.length;
+    return more > 0 ? [...items, `- and ${more} more in the table below`] : items;
+  });
   if (failing.length > 0) lines.push(...failing, '');
-  const { none } = modeWords(report.kind);
-  if (none && view.awaited.length === 0 && !report.failure) lines.push(none, '');
+  for (const { target, awaited } of views) {
+    const { none } = modeWords(target.kind);
+    if (none && awaited.length === 0 && !target.failure) lines.push(none, '');
+  }
   if (report.request) lines.push(requestLine(report.request), '');
-  if (report.database) lines.push(databaseLine(report.database), '');
+  for (const { target } of views)
+    for (const check of target.checks) if (check.line) lines.push(check.line, '');
   return lines;
 }
 
@@ -160,9 +166,9 @@ function mainStepLine(main: MainEnding, quote: (text: string) => string): string
  * `### ✅ Neon operations: finished · Create branch and Start compute in 5.7s`: the verdict, what
  * was awaited and how long it took, on one line (`### ✅ Neon project activity: idle after 12s`).
  */
-function headline(report: Report, view: View): string {
+function headline(report: Report, views: readonly View[]): string {
   const status = report.status || 'unknown';
-  const words = modeWords(report.kind);
+  const words = modeWords(report.targets[0].kind);
   const verdict = `### ${statusMarker(status)} Neon ${words.subject}: ${escapeText(statusLabel(status))}`;
   if (status === 'input_error') return verdict;
   const took = formatDuration(report.finishedAt - report.startedAt);
@@ -170,7 +176,7 @@ function headline(report: Report, view: View): string {
     !words.awaitsPlace && ['success', 'skipped'].includes(shownAs(status, report.policy));
   const when = report.waited ? `${succeeded ? 'in' : 'after'} ${took}` : '(report only)';
   if (words.awaitsPlace) return `${verdict} ${when}`;
-  const what = namesOf(view.awaited);
+  const what = namesOf(views.flatMap((view) => view.awaited));
   return `${verdict} · ${what ? `${what} ` : ''}${when}`;
 }
 
@@ -187,14 +193,34 @@ function namesOf(ops: readonly AwaitedOperation[]): string {
 }
 
 /** The tables, the timeline and the notes: in the summary as they are, in a comment folded. */
-function body(report: Report, view: View, shape: Shape, target: Target): string[] {
+function body(report: Report, views: readonly View[], shape: Shape, medium: Medium): string[] {
+  // Several targets: a section each, headed by its place.
+  const heading = (view: View) => (views.length > 1 ? [`### ${placeOf(view.target)}`, ''] : []);
+  const lines = views.flatMap((view) => [
+    ...heading(view),
+    ...targetBody(report, view, shape, medium)
+  ]);
+  const note = (text: string) => lines.push(`_${text}_`, '');
+  if (shape.errorChars < FULL_ERROR_CHARS) {
+    const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
+    note(`Error texts were ${how} to keep this ${medium} within GitHub's size limit.`);
+  }
+  for (const { target } of views)
+    if (target.recentError)
+      note(`Recent operations could not be loaded: ${escapeText(target.recentError, 300)}`);
+  return lines;
+}
+
+/** One target's tables, timeline, notes and checks' details. */
+function targetBody(report: Report, view: View, shape: Shape, medium: Medium): string[] {
   const lines: string[] = [];
-  const { awaited, others, repeated } = view;
-  const { recent } = report;
+  const { target, awaited, others, repeated } = view;
+  const { recent } = target;
   const now = serviceEnd(report);
-  const words = modeWords(report.kind);
+  const words = modeWords(target.kind);
   const tableOf = (ops: readonly AwaitedOperation[], errorsShown?: Set<string>, note?: string) => {
-    const { projectId, consoleLinks } = report;
+    const { consoleLinks } = report;
+    const { projectId } = target;
     const options = { now, errorChars: shape.errorChars, projectId, consoleLinks, errorsShown };
     const table = operationsTable(ops, options);
     const above = capital([table.caption, note].filter(Boolean).join(' · '));
@@ -202,7 +228,7 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     return [...(above ? [above, ''] : []), ...table.lines, ...errors, ''];
   };
   const note = (text: string) => lines.push(`_${text}_`, '');
-  const toFit = `to keep this ${target} within GitHub's size limit`;
+  const toFit = `to keep this ${medium} within GitHub's size limit`;
 
   if (awaited.length > 0) {
     lines.push(`#### ${words.heading} (${escapeText(statusCounts(awaited))})`, '');
@@ -214,7 +240,7 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     ? renderTimeline(awaited, shownOthers, now, words.section, report.policy)
     : [];
   const title = 'Timeline (times in your time zone)';
-  if (timeline.length > 0 && target === 'comment') lines.push(`#### ${title}`, '', ...timeline, '');
+  if (timeline.length > 0 && medium === 'comment') lines.push(`#### ${title}`, '', ...timeline, '');
   else if (timeline.length > 0)
     lines.push(`<details open><summary>${title}</summary>`, '', ...timeline, '', '</details>', '');
 
@@ -228,42 +254,29 @@ function body(report: Report, view: View, shape: Shape, target: Target): string[
     if (shownOthers.length < others.length)
       note(`${others.length - shownOthers.length} older rows were left out ${toFit}.`);
   } else if (recent) {
-    lines.push('#### Recent operations', '', noRecent(report, recent.operations.length > 0), '');
+    lines.push('#### Recent operations', '', noRecent(target, recent.operations.length > 0), '');
   }
   if (recent?.scanStopped) {
-    const place = report.endpointId ? 'compute' : 'branch';
+    const place = target.endpointId ? 'compute' : 'branch';
     note(
       `Only the newest ${recent.scanned} operations of the project were scanned for this ${place}; older ones may exist.`
     );
   }
-  if (shape.errorChars < FULL_ERROR_CHARS) {
-    const how = shape.errorChars ? `shortened to ${shape.errorChars} characters` : 'left out';
-    note(`Error texts were ${how} ${toFit}.`);
-  }
-  if (report.recentError)
-    note(`Recent operations could not be loaded: ${escapeText(report.recentError, 300)}`);
+  for (const check of target.checks) if (check.details) lines.push(...check.details, '');
   return lines;
 }
 
 /** `Operations: 2 awaited · timeline · 8 recent`: what the folded part of a comment holds. */
-function detailsTitle(report: Report, view: View, details: readonly string[]): string {
+function detailsTitle(report: Report, views: readonly View[], details: readonly string[]): string {
+  const awaited = views.reduce((n, view) => n + view.awaited.length, 0);
+  const others = views.reduce((n, view) => n + view.others.length, 0);
   const parts = [
-    view.awaited.length > 0 ? `${view.awaited.length} ${modeWords(report.kind).counted}` : '',
+    awaited > 0 ? `${awaited} ${modeWords(report.targets[0].kind).counted}` : '',
     details.includes('```mermaid') ? 'timeline' : '',
-    view.others.length > 0 ? `${view.others.length} recent` : ''
+    others > 0 ? `${others} recent` : ''
   ].filter(Boolean);
   if (parts.length > 0) return `Operations: ${parts.join(' · ')}`;
-  return report.recent ? 'Recent operations' : 'Notes';
-}
-
-/** One line on the database check: how long it took to answer after the operations were done. */
-function databaseLine(db: DatabaseCheck): string {
-  const where = `🐘 Database ${code(db.target)}`;
-  const attempts = count(db.attempts, 'attempt');
-  if (db.ready)
-    return `${where} answered \`SELECT 1\` ${formatDuration(db.answeredAfterMs ?? 0)} after the operations were done (${attempts}).`;
-  if (db.notTried) return `${where} was not checked: ${escapeText(db.notTried)}.`;
-  return `${where} did not answer \`SELECT 1\` (${attempts}).`;
+  return views.some((view) => view.target.recent) ? 'Recent operations' : 'Notes';
 }
 
 /** Last resort: cut at a line boundary, close a fold left open, and say so. */
@@ -278,10 +291,17 @@ function cut(text: string, maxChars: number): string {
   return kept + (open > 0 ? close : '') + note;
 }
 
+/** `Compute ep-…`, `Branch br-…` or `Project p-…`: the place a target followed. */
+function placeOf({ kind, projectId, branchId, endpointId }: TargetReport): string {
+  if (endpointId) return `Compute ${code(endpointId)}`;
+  if (branchId) return `Branch ${code(branchId)}`;
+  return `${capital(modeWords(kind).subject)}${projectId ? ` of project ${code(projectId)}` : ''}`;
+}
+
 /** What the recent operations say when they list none: beside the awaited ones, or in the place followed. */
-function noRecent(report: Report, awaitedOnly: boolean): string {
+function noRecent(target: TargetReport, awaitedOnly: boolean): string {
   if (awaitedOnly) return 'None besides the awaited operations above.';
-  if (report.endpointId) return 'None on this compute.';
-  if (report.branchId) return 'None on this branch.';
+  if (target.endpointId) return 'None on this compute.';
+  if (target.branchId) return 'None on this branch.';
   return 'None.';
 }

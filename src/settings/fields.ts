@@ -58,8 +58,14 @@ export function readChoices(field: Field): string[] {
   throw invalid(field, `must be ${form}; got '${oneLine(field.value, 60)}'${none}.`);
 }
 
-/** An error whose message starts with the input's name (`text` may name others). */
-export function invalid({ name }: Field, text: string | ((named: Naming) => string)): InputError {
+/**
+ * An error whose message starts with the input's name (`text` may name others). Any name: the
+ * inputs of a kind whose rows are still to come (`sweep_branches`...) are worded the same way.
+ */
+export function invalid(
+  { name }: Field | { name: string },
+  text: string | ((named: Naming) => string)
+): InputError {
   const words = typeof text === 'string' ? () => text : text;
   return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
 }

@@ -1,5 +1,5 @@
 // Every error the action tells apart; the wait maps each to a status in one table
-// (`wait/conclusion.ts`), the database step its own three endings (`wait/database.ts`).
+// (`wait/conclusion.ts`), the database step its own three endings (`checks/select-one.ts`).
 
 /** How a front end names an input mid-sentence: `input 'project_id'` (the action), `--project-id`. */
 export type Naming = (input: string) => string;

@@ -5,7 +5,6 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { CancelledError, type Naming } from '../util/errors.js';
 import { deadlineEnding, type Ending, endingOf } from './conclusion.js';
-import type { DatabaseCheck } from '../database/probe.js';
 import { waitUntil } from './loop.js';
 import { type JobMark, markJobStart } from './job-mark.js';
 import type { WaitSettings } from './wait-settings.js';
@@ -40,8 +39,6 @@ export interface WaitResult extends Ending {
    */
   serviceAheadMs: number;
   checks: number;
-  /** The database check after the wait, when `database_url` was given. */
-  database?: DatabaseCheck;
   /** What happened to the `request`, when one was asked. */
   request?: RequestOutcome;
 }

@@ -1,11 +1,11 @@
 import { hostKey, isNeonHost, pooledHost } from '../database/neon-host.js';
-import { describeTarget, type DatabaseTarget } from '../database/url.js';
-import type { NeonClient } from '../neon/client.js';
+import { describeTarget } from '../database/url.js';
 import type { EndpointHosts } from '../neon/resources.js';
-import { actionNaming, CancelledError, type Naming } from '../util/errors.js';
-import { WAIT_STATUS } from './status.js';
-import type { WaitLog } from './tracker.js';
-import type { WaitResult } from './wait.js';
+import type { CheckOutcome } from '../report/check-outcome.js';
+import { actionNaming, CancelledError } from '../util/errors.js';
+import { WAIT_STATUS } from '../wait/status.js';
+import type { Check } from './check.js';
+import { databaseOutcome, type DatabaseSettings } from './select-one.js';
 
 /**
  * With both `branch_id` and `database_url`: before connecting, one request lists the project's
@@ -16,16 +16,12 @@ import type { WaitResult } from './wait.js';
  * when the host is another branch's, no endpoint's, or cannot be told; a host outside Neon's
  * domain is not checked.
  */
-export async function checkUrlBranch(
-  result: WaitResult,
-  settings: { branchId?: string; databaseUrl?: DatabaseTarget; wait: boolean; timeoutMs: number },
-  deps: { client: NeonClient; log: WaitLog; named?: Naming }
-): Promise<WaitResult> {
+export const urlBelongsToBranch: Check<DatabaseSettings> = async (result, settings, deps) => {
   const { branchId, databaseUrl } = settings;
   const projectId = result.projectId;
   // The database is not tried after a failed or skipped wait: nothing to protect then.
   const connecting = settings.wait && !result.failure && !result.timedOut;
-  if (!branchId || !databaseUrl || !projectId || !connecting) return result;
+  if (!branchId || !databaseUrl || !projectId || !connecting) return undefined;
   const target = describeTarget(databaseUrl);
   const named = deps.named ?? actionNaming;
   const { host } = databaseUrl;
@@ -33,15 +29,14 @@ export async function checkUrlBranch(
     deps.log.info(
       `The host ${host} is not a Neon endpoint host: not checked against ${named('branch_id')}.`
     );
-    return result;
+    return undefined;
   }
-  const refuse = (problem: string): WaitResult => ({
-    ...result,
-    status: WAIT_STATUS.databaseError,
-    failure: problem,
-    finishedAt: Date.now(),
-    database: { ready: false, target, attempts: 0, problem }
-  });
+  // A refusal is the database's outcome: not connecting, and why.
+  const refuse = (problem: string): CheckOutcome =>
+    databaseOutcome(
+      { ready: false, target, attempts: 0, problem },
+      { status: WAIT_STATUS.databaseError, failure: problem }
+    );
   let endpoints: EndpointHosts[];
   try {
     endpoints = await deps.client.listEndpoints(projectId, result.startedAt + settings.timeoutMs);
@@ -64,8 +59,8 @@ export async function checkUrlBranch(
         `not to ${named('branch_id')} ${branchId}: not connecting. Pass the URL of branch ${branchId}.`
     );
   deps.log.info(`Endpoint ${owner.id} of ${target} belongs to branch ${branchId}.`);
-  return result;
-}
+  return undefined;
+};
 
 /** Every host the API answered for an endpoint, and its pooled form, compared as `hostKey`s. */
 function hostsOf(endpoint: EndpointHosts): Set<string> {
