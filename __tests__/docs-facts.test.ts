@@ -106,12 +106,13 @@ async function retriedStatuses(candidates: number[]): Promise<number[]> {
     const clock = new SimulatedClock(Date.UTC(2026, 0, 1));
     let sent = 0;
     const transport: Transport = {
-      // The project's operations, looked at on a 423: none in progress.
-      get: async () => jsonReply(200, { operations: [] }),
-      send: async () =>
-        sent++ === 0
-          ? jsonReply(status, { message: `answered ${status}` })
-          : jsonReply(201, { operations: [] }),
+      send: async (method) =>
+        // The project's operations, looked at on a 423: none in progress.
+        method === 'GET'
+          ? jsonReply(200, { operations: [] })
+          : sent++ === 0
+            ? jsonReply(status, { message: `answered ${status}` })
+            : jsonReply(201, { operations: [] }),
       close: async () => undefined
     };
     const client = clientOver(transport, clock);

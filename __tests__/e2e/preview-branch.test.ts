@@ -57,8 +57,11 @@ describe('a preview branch through dist', () => {
       expect(text).not.toContain(password);
     expect(opened.summary).toMatch(/Created branch .*preview\/pr-1.* from .*main/);
 
+    // A Cloudflare 502 on the adopted branch's connection URI is retried as on any GET (issue 42).
+    sim.inject({ kind: 'status', status: 502 }, { match: '/connection_uri', times: 1 });
     const rerun = await runAction({ inputs: create });
     expect(rerun.code).toBe(0);
+    expect(rerun.stdout).not.toMatch(/No connection URL/);
     expect(rerun.outputs).toMatchObject({
       created: 'false',
       branch_outcome: 'reused',

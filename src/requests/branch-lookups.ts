@@ -1,6 +1,6 @@
+import type { Branch } from '../neon/resources.js';
 import {
   type AnsweredConnection,
-  type Branch,
   databaseOf,
   defaultBranch,
   findBranch

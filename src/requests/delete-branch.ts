@@ -24,7 +24,7 @@ export interface DeleteBranchKind {
 /** A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked. */
 // prettier-ignore
 const RULES = {
-  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
+  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
 } as const satisfies Record<string, Rules>;
 
 export const deleteBranch: RequestKindModule<DeleteBranchKind> = {
