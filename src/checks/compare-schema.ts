@@ -1,5 +1,6 @@
 import { readSchemaDiff } from '../database/schema-diff.js';
-import { branchOf, databaseOf } from '../neon/branches.js';
+import { databaseOf } from '../neon/branches.js';
+import { branchOf } from '../neon/resources.js';
 import type { NeonClient } from '../neon/client.js';
 import { compareSchema } from '../neon/schema.js';
 import type { CaseVerdict, CheckOutcome } from '../report/check-outcome.js';
