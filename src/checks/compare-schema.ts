@@ -157,7 +157,9 @@ export function reviewOutcome(target: SchemaTarget, diff: string, gate: boolean)
   const compared = `${code(database)} on branch ${code(branchId)} against its parent ${code(baseBranchId)}`;
   const fails = gate && destroys > 0;
   const listed = read.destructive.map((d) => `${d.action} ${d.kind} ${d.name}`).join('\n');
-  const verdict: CaseVerdict = fails ? ['failure', said, 'schema_destructive', listed] : [];
+  const verdict: CaseVerdict = fails
+    ? ['failure', said, WAIT_STATUS.schemaDestructive, listed]
+    : [];
   const failure = `The migration makes ${destroys} destructive schema change(s) (fail_on_destructive is true): ${listed.replace(/\n/g, '; ')}.`;
   return {
     name: NAME,
