@@ -306,3 +306,45 @@ describe('delete_branch: by exact name or id', () => {
     expect(run.sim.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
   });
 });
+
+describe('a text that is one branch name and another branch id (issue 44 item 2): an error, never a guess', () => {
+  const devId = () => named('dev')[0]!.id;
+  const changes = () => run!.sim.requests.filter((r) => r.method !== 'GET');
+
+  it('create_branch of a name that is the id of dev: refused, nothing created', async () => {
+    run = await InProcess.start(scenario());
+    for (const parent of ['', 'dev']) {
+      const { result } = await run.wait({ ...CREATE, create_branch: devId(), parent });
+      expect(result.status).toBe('input_error');
+      expect(result.failure).toBe(
+        `Input 'create_branch' '${devId()}' is the id of branch dev: a branch of that name could not be told from it by a name or id. Choose another name. Nothing was changed.`
+      );
+    }
+    expect(changes()).toHaveLength(0);
+  });
+
+  it('delete_branch and parent naming a branch by name and another by id: refused, dev kept', async () => {
+    // The clash as a user meets it: a branch named as dev's id (made by hand, or before this rule).
+    const seeded = scenario();
+    const id = seededBranches(PROJECT, [{ name: 'dev' }]).branches[0]!.id;
+    const clash = { ...seeded.branches![2]!, id: 'br-clash-1', name: id };
+    run = await InProcess.start({ ...seeded, branches: [...seeded.branches!, clash] });
+    const deleting = await run.wait({ project_id: PROJECT, delete_branch: id });
+    expect(deleting.result.status).toBe('input_error');
+    expect(deleting.result.failure).toBe(
+      `Input 'delete_branch' '${id}' names two branches: branch ${id} (br-clash-1) by its name, and the id of branch dev. ` +
+        `Name the one meant otherwise: 'br-clash-1' (the id of the first) or 'dev' (the name of the second). Nothing was changed.`
+    );
+    const parent = await run.wait({ ...CREATE, parent: id });
+    expect(parent.result.status).toBe('input_error');
+    expect(parent.result.failure).toMatch(/^Input 'parent' '.*' names two branches: /);
+    expect(changes()).toHaveLength(0);
+    expect(named('dev')).toHaveLength(1);
+    // Named otherwise, each is found: dev by its name, the other by its id.
+    const byName = await run.wait({ ...CREATE, parent: 'dev' });
+    expect(byName.result.request?.branch?.parentName).toBe('dev');
+    const byId = await run.wait({ project_id: PROJECT, delete_branch: 'br-clash-1' });
+    expect(byId.result.request?.branch).toMatchObject({ id: 'br-clash-1', outcome: 'deleted' });
+    expect(named('dev')).toHaveLength(1);
+  });
+});

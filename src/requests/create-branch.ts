@@ -1,6 +1,6 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
-import { connectionOfAnswer, findBranch } from '../neon/branches.js';
+import { connectionOfAnswer } from '../neon/branches.js';
 import { type Branch, branchOf } from '../neon/resources.js';
 import { sendRequest } from '../neon/send.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
@@ -9,7 +9,7 @@ import { systemClock } from '../util/clock.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
-import { connectionOf, parentOf } from './branch-lookups.js';
+import { connectionOf, findNamedBranch, parentFor } from './branch-lookups.js';
 import {
   operationsOf,
   type Performed,
@@ -76,7 +76,7 @@ async function perform(
   deps: StepDeps
 ): Promise<Performed> {
   const { client, projectId } = deps;
-  const parent = await parentOf(kind.parent, deadline, deps);
+  const parent = await parentFor(kind, deadline, deps);
   // On the service's clock: it deletes the branch when its own clock passes this.
   const expiresAt =
     kind.expiresInMs === undefined
@@ -111,7 +111,7 @@ async function perform(
     };
   }
   // 409: a branch of that name exists. Found by its exact name, never by a part of it.
-  const found = await findBranch(client, projectId, kind.name, deadline, 'name');
+  const found = await findNamedBranch('create_branch', kind.name, 'name', deadline, deps);
   if (!found)
     throw new ApiError(
       `${request.method} ${path} answered 409 for the name ${kind.name}, but no branch of that exact name is listed.`,
