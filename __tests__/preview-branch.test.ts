@@ -8,6 +8,7 @@ import {
 } from '../simulator/scenario.js';
 import { resultFields } from '../src/outputs.js';
 import { renderJunit } from '../src/cli/junit.js';
+import { FORMATS } from '../src/cli/result.js';
 import { buildReport } from '../src/report/model.js';
 import { renderSummary } from '../src/report/summary.js';
 import { InProcess } from './helpers/in-process.js';
@@ -228,6 +229,20 @@ describe('create_branch: get or create by exact name', () => {
       /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for/
     );
     expect(creates().filter((r) => r.status === 201)).toHaveLength(0);
+  });
+
+  it('a timeout too short for a create: nothing sent, said once, and no API error (issue 44 item 16)', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ ...CREATE, timeout: '3s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /^POST \/projects\/\S+\/branches not sent: 3s left, a create_branch needs at least 5s to be waited for\. Give it more time with input 'timeout'\.$/
+    );
+    expect(result.lastError).toBeUndefined();
+    const report = buildReport(result, { waited: true, timeoutMs: 3000, requests: 0 });
+    const json = FORMATS.json.render({ report, code: 1, reasons: [] });
+    expect(JSON.parse(json)).toMatchObject({ last_api_error: null });
+    expect(creates()).toHaveLength(0);
   });
 
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {

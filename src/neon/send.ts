@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { ApiError, DeadlineError, UnconfirmedError } from '../util/errors.js';
+import { ApiError, DeadlineError, NotSentError, UnconfirmedError } from '../util/errors.js';
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
@@ -140,14 +140,12 @@ function notSent(
   leftMs: number,
   lock: LockWatch,
   deps: RequestDeps
-): DeadlineError | undefined {
+): NotSentError | undefined {
   if (request.method === 'GET' || deps.awaits === false) return undefined;
   const need = needOf(request, typicalOf(lock, deps));
   if (leftMs >= need.ms) return undefined;
   const left = formatDuration(Math.round(leftMs / 100) * 100);
-  return new DeadlineError(
-    `${request.method} ${request.path} not sent: ${left} left, ${need.said}; give it a longer timeout`
-  );
+  return new NotSentError(`${request.method} ${request.path} not sent: ${left} left, ${need.said}`);
 }
 
 /**

@@ -55,6 +55,18 @@ export class DeadlineError extends Error {
   }
 }
 
+/**
+ * A mutation not sent because the time left could not see it through (`why`): nothing was sent or
+ * failed, so it carries no API error; the deadline's message is `why`.
+ */
+export class NotSentError extends DeadlineError {
+  override name = 'NotSentError';
+  constructor(readonly why: string) {
+    super();
+    this.message = why;
+  }
+}
+
 /** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. `status`: an answer's. */
 export class TransientError extends Error {
   override name = 'TransientError';
