@@ -245,6 +245,43 @@ describe('create_branch: get or create by exact name', () => {
     expect(creates()).toHaveLength(0);
   });
 
+  it('a 409 whose branch is deleted before the lookup: the name is free, the create goes again (issue 44 item 11)', async () => {
+    run = await InProcess.start(scenario());
+    const conflict = {
+      kind: 'status',
+      status: 409,
+      message: 'branch with the provided name "preview/pr-1" already exists'
+    } as const;
+    run.sim.inject(conflict, { method: 'POST', match: '/branches', times: 1 });
+    const { result, log } = await run.wait(CREATE);
+    expect(result.status).toBe('finished');
+    expect(result.request?.branch?.outcome).toBe('created');
+    expect(result.request?.attempts).toBe(2);
+    expect(creates().map((r) => r.status)).toEqual([409, 201]);
+    expect(log).toContainEqual(
+      expect.stringMatching(
+        /answered HTTP 409: branch with .* but no branch is named exactly preview\/pr-1: deleted meanwhile, or another conflict; sending the create again\.$/
+      )
+    );
+  });
+
+  it('a 409 for another reason: sent 3 times at most, then the API error with its message (issue 44 item 11)', async () => {
+    run = await InProcess.start(scenario());
+    const conflict = {
+      kind: 'status',
+      status: 409,
+      code: 'ENDPOINTS_CONFLICT',
+      message: 'read_write endpoint exists'
+    } as const;
+    run.sim.inject(conflict, { method: 'POST', match: '/branches', times: Infinity });
+    const { result } = await run.wait(CREATE);
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toMatch(
+      /^POST \/projects\/\S+\/branches answered HTTP 409: ENDPOINTS_CONFLICT: read_write endpoint exists, but no branch is named exactly preview\/pr-1 \(3 times\): not a name taken, so not adopted\.$/
+    );
+    expect(creates()).toHaveLength(3);
+  });
+
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {
     run = await InProcess.start(scenario());
     const { result } = await run.wait({ ...CREATE, parent: 'preview/pr-1' });

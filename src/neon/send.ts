@@ -20,6 +20,8 @@ export interface RequestOutcome {
   unansweredAt?: number;
   /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
+  /** The error of the answer taken when it is not a 2xx (a 409 adopted): `HTTP 409: message`. */
+  answerError?: string;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
   status?: number;
   attempts: number;
@@ -216,7 +218,7 @@ export async function sendRequest(
   const { answer, rule } = sent;
   if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
   const done = { ...outcome, status: answer.status, ended: rule };
-  if (rule !== 'accept') return done;
+  if (rule !== 'accept') return { ...done, answerError: answer.errorText };
   return { ...done, response: withoutSecrets(answer.body), databaseUrl: answer.connectionUri };
 }
 
