@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_KEY,
   lock,
+  operation,
   project,
   type Scenario,
   seededBranches
@@ -280,6 +281,32 @@ describe('create_branch: get or create by exact name', () => {
       /^POST \/projects\/\S+\/branches answered HTTP 409: ENDPOINTS_CONFLICT: read_write endpoint exists, but no branch is named exactly preview\/pr-1 \(3 times\): not a name taken, so not adopted\.$/
     );
     expect(creates()).toHaveLength(3);
+  });
+
+  it('with watch_job, an adopted branch still being made is awaited before the step hands over (issue 44 item 10)', async () => {
+    const seeded = scenario();
+    const made = seededBranches(PROJECT, [{ name: 'preview/pr-1' }]).branches[0]!;
+    const making = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [-1000, 'running'],
+        [9000, 'finished']
+      ],
+      {
+        branch_id: made.id
+      }
+    );
+    run = await InProcess.start({
+      ...seeded,
+      branches: [...seeded.branches!, { ...made, parent_id: seeded.branches![0]!.id }],
+      operations: [making]
+    });
+    const { result, jobMark } = await run.wait({ ...CREATE, watch_job: 'true' });
+    expect(result.request?.branch?.outcome).toBe('reused');
+    expect(result.status).toBe('idle');
+    expect(result.request?.branch?.readyMs).toBeGreaterThanOrEqual(9000);
+    expect(jobMark).toBeDefined();
   });
 
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {

@@ -42,6 +42,12 @@ const RULES = {
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
   own: ['parent', 'expires_in', 'role_name', 'database_name'],
+  // The step waits for the branch it creates or adopts (its operations, or the branch until it has
+  // none in progress). These would be awaited instead, or found unknown only after the create.
+  excludes: {
+    inputs: ['operation_id', 'operations', 'endpoint_id'],
+    why: 'the step waits for the branch it creates. Wait for other work in a step of its own.'
+  },
   rules: RULES,
   connects: true,
   read(input) {

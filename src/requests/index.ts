@@ -1,7 +1,7 @@
-import type { InputName } from '../inputs.js';
+import { input as inputRow, type InputName } from '../inputs.js';
 import type { Rules } from '../neon/answer-rules.js';
 import type { RequestOutcome } from '../neon/send.js';
-import { invalid, type InputReader } from '../settings/fields.js';
+import { invalid, type InputReader, readBool } from '../settings/fields.js';
 import { systemClock } from '../util/clock.js';
 import { endingOf, type Ending } from '../wait/conclusion.js';
 import { typicalDurations } from '../wait/history.js';
@@ -68,6 +68,12 @@ export function readRequest(input: InputReader, context: ReadContext): RequestKi
       words ? words(named, asked) : `is an input of ${named(name)}, which is not set.`
     );
   }
+  const excluded = asked && MODULES[asked].excludes;
+  const isSet = (name: InputName) =>
+    inputRow(name).type === 'bool' ? readBool(field(name)) : field(name).value !== '';
+  const clash = excluded?.inputs.find(isSet);
+  if (asked && excluded && clash)
+    throw invalid(field(clash), (named) => `cannot be used with ${named(asked)}: ${excluded.why}`);
   return asked && MODULES[asked].read(input, context);
 }
 
@@ -155,7 +161,7 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
     const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
     const rest = {
       operationIds: ids,
-      ...('branchId' in follow && { branchId: follow.branchId })
+      ...('branchId' in follow && { branchId: follow.branchId, adoptedBranch: true })
     };
     // The request's deadline goes on: the wait counts from the step's start, so that a timeout
     // names the step's `timeout`, not what the request left of it.
