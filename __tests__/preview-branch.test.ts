@@ -283,9 +283,10 @@ describe('create_branch: get or create by exact name', () => {
     expect(creates()).toHaveLength(3);
   });
 
-  it('with watch_job, an adopted branch still being made is awaited before the step hands over (issue 44 item 10)', async () => {
+  /** preview/pr-1 exists, its compute still starting until 9 s (the project locked until then). */
+  async function startBeingMade() {
     const seeded = scenario();
-    const made = seededBranches(PROJECT, [{ name: 'preview/pr-1' }]).branches[0]!;
+    const made = seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-1' }]).branches[1]!;
     const making = operation(
       PROJECT,
       'start_compute',
@@ -299,9 +300,32 @@ describe('create_branch: get or create by exact name', () => {
     );
     run = await InProcess.start({
       ...seeded,
-      branches: [...seeded.branches!, { ...made, parent_id: seeded.branches![0]!.id }],
+      branches: [...seeded.branches!, made],
       operations: [making]
     });
+    return made;
+  }
+
+  it('an adopted branch deleted while the step waits for it: api_error, no connection handed on (issue 44 item 5)', async () => {
+    const made = await startBeingMade();
+    // Another job deletes it as soon as the lock lets it (9 s), while this step waits for it.
+    const [{ result }, deleting] = await run.waitAll([
+      CREATE,
+      { project_id: PROJECT, delete_branch: 'preview/pr-1' }
+    ]);
+    expect(deleting?.result.request?.branch?.outcome).toBe('deleted');
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toBe(
+      `Branch preview/pr-1 (${made.id}) was deleted while this step adopted it: not ready, and its connection is not given. Run the step again to create it anew.`
+    );
+    expect(result.request?.databaseUrl).toBeUndefined();
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    expect(resultFields(report).database_host).toBeUndefined();
+    expect(creates()).toHaveLength(1);
+  });
+
+  it('with watch_job, an adopted branch still being made is awaited before the step hands over (issue 44 item 10)', async () => {
+    await startBeingMade();
     const { result, jobMark } = await run.wait({ ...CREATE, watch_job: 'true' });
     expect(result.request?.branch?.outcome).toBe('reused');
     expect(result.status).toBe('idle');

@@ -62,6 +62,23 @@ export async function branchMatches(
   return matchesIn(await listBranches(client, projectId, deadline, text), text);
 }
 
+/** Whether the branch of this id still exists (`GET …/branches/{id}`; a 404: no longer). */
+export async function branchExists(
+  client: NeonClient,
+  projectId: string,
+  branchId: string,
+  deadline: number
+): Promise<boolean> {
+  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`;
+  try {
+    await client.getJson(path, deadline, `Branch ${branchId} was not found`);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return false;
+    throw error;
+  }
+}
+
 /**
  * The database and role a connection names: those asked, else the branch's first database and its
  * owner role (the one a new project makes, `neondb` owned by `neondb_owner`).
