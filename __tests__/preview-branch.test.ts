@@ -284,7 +284,7 @@ describe('create_branch: get or create by exact name', () => {
   });
 
   /** preview/pr-1 exists, its compute still starting until 9 s (the project locked until then). */
-  async function startBeingMade() {
+  async function startBeingMade(): Promise<{ id: string; run: InProcess }> {
     const seeded = scenario();
     const made = seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-1' }]).branches[1]!;
     const making = operation(
@@ -303,17 +303,18 @@ describe('create_branch: get or create by exact name', () => {
       branches: [...seeded.branches!, made],
       operations: [making]
     });
-    return made;
+    return { id: made.id, run };
   }
 
   it('an adopted branch deleted while the step waits for it: api_error, no connection handed on (issue 44 item 5)', async () => {
     const made = await startBeingMade();
     // Another job deletes it as soon as the lock lets it (9 s), while this step waits for it.
-    const [{ result }, deleting] = await run.waitAll([
+    const [creating, deleting] = await made.run.waitAll([
       CREATE,
       { project_id: PROJECT, delete_branch: 'preview/pr-1' }
     ]);
     expect(deleting?.result.request?.branch?.outcome).toBe('deleted');
+    const result = creating!.result;
     expect(result.status).toBe('api_error');
     expect(result.failure).toBe(
       `Branch preview/pr-1 (${made.id}) was deleted while this step adopted it: not ready, and its connection is not given. Run the step again to create it anew.`
@@ -325,8 +326,8 @@ describe('create_branch: get or create by exact name', () => {
   });
 
   it('with watch_job, an adopted branch still being made is awaited before the step hands over (issue 44 item 10)', async () => {
-    await startBeingMade();
-    const { result, jobMark } = await run.wait({ ...CREATE, watch_job: 'true' });
+    const made = await startBeingMade();
+    const { result, jobMark } = await made.run.wait({ ...CREATE, watch_job: 'true' });
     expect(result.request?.branch?.outcome).toBe('reused');
     expect(result.status).toBe('idle');
     expect(result.request?.branch?.readyMs).toBeGreaterThanOrEqual(9000);

@@ -79,10 +79,16 @@ export class TransientError extends Error {
   }
 }
 
-/** The job was cancelled (SIGINT/SIGTERM) while the action was waiting. */
+/**
+ * The job was cancelled (SIGINT/SIGTERM) while the action was waiting. `unanswered`: what a
+ * mutation sent and never answered may have done, when the signal came before its answer.
+ */
 export class CancelledError extends Error {
   override name = 'CancelledError';
   override message = 'The wait was cancelled';
+  constructor(readonly unanswered?: string) {
+    super();
+  }
 }
 
 /** One database connection attempt ran out of its share of the time left. */

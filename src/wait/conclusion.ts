@@ -46,7 +46,8 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   if (error instanceof CancelledError || ctx.signal?.aborted)
     return final(
       WAIT_STATUS.aborted,
-      'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.'
+      'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.' +
+        (error instanceof CancelledError && error.unanswered ? ` ${error.unanswered}` : '')
     );
   if (error instanceof DeadlineError) return deadlineEnding(ctx, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
