@@ -1,9 +1,9 @@
-import { input as inputRow, type InputName } from '../inputs.js';
+import type { InputName } from '../inputs.js';
 import type { Rules } from '../neon/answer-rules.js';
 import { branchExists } from '../neon/branches.js';
 import type { RequestOutcome } from '../neon/send.js';
 import { ApiError } from '../util/errors.js';
-import { invalid, type InputReader, readBool } from '../settings/fields.js';
+import { invalid, type InputReader } from '../settings/fields.js';
 import { systemClock } from '../util/clock.js';
 import { endingOf, type Ending } from '../wait/conclusion.js';
 import { typicalDurations } from '../wait/history.js';
@@ -71,9 +71,7 @@ export function readRequest(input: InputReader, context: ReadContext): RequestKi
     );
   }
   const excluded = asked && MODULES[asked].excludes;
-  const isSet = (name: InputName) =>
-    inputRow(name).type === 'bool' ? readBool(field(name)) : field(name).value !== '';
-  const clash = excluded?.inputs.find(isSet);
+  const clash = excluded?.inputs.find((name) => field(name).value !== '');
   if (asked && excluded && clash)
     throw invalid(field(clash), (named) => `cannot be used with ${named(asked)}: ${excluded.why}`);
   return asked && MODULES[asked].read(input, context);
