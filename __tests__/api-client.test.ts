@@ -143,11 +143,10 @@ describe('NeonClient', () => {
     });
     let answers = 0; // how many requests get an answer (a 503) before every connection is refused
     const transport = {
-      get: async () => {
+      send: async () => {
         if (answers-- > 0) return { status: 503, headers: {}, text: '' };
         throw refused;
       },
-      send: async () => Promise.reject(refused),
       close: async () => undefined
     };
     const clock = new SimulatedClock(Date.now());
@@ -183,7 +182,7 @@ describe('NeonClient', () => {
     const refuse = async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     };
-    const transport = { get: refuse, send: refuse, close: async () => undefined };
+    const transport = { send: refuse, close: async () => undefined };
     const clock = new SimulatedClock(0);
     const error = await new NeonClient({ baseUrl: sim.url, apiKey: 'k', transport, clock })
       .getOperation(PROJECT, op.id, 600_000)

@@ -4,6 +4,7 @@
  * bundle alone) is in e2e/cli.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -744,5 +745,99 @@ describe('the first ten minutes (issue 37)', () => {
     expect(sent.code).toBe(0);
     expect(sent.stderr).toMatch(/^Waiting for \d+ operation.*\(\S+ left\)\.$/m);
     expect(sent.stderr).not.toMatch(/\(timeout /);
+  });
+});
+
+describe('--dotenv (issue 44, items 8, 13 and 17)', () => {
+  /** What bash reads from the file: sourced with `set -a`, and as `$BASH_ENV` (what it exports). */
+  const sourced = (file: string) => {
+    const script = 'printf "%s\\n" "$DATABASE_URL" "$DATABASE_URL_POOLED" "$PGUSER"';
+    // stdin not a socket (Node's pipes are): bash would take itself for sshd's and read ~/.bashrc.
+    const bash = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync('bash', args, {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }).stdout;
+    return {
+      setA: bash(['-c', `set -a; . "$1"; ${script}`, '_', file]),
+      exported: bash(['-c', script], { BASH_ENV: file })
+    };
+  };
+
+  it('a shell that sources the file reads the URL whole, & included; --dotenv-format gitlab writes it bare', async () => {
+    sim = await simulate([]);
+    const at = mkdtempSync(join(dir, 'dotenv-'));
+    const shellFile = join(at, 'branch.env');
+    const made = await command([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--create-branch',
+      'preview/pr-42',
+      '--dotenv',
+      shellFile
+    ]);
+    expect(made.code).toBe(0);
+    const gitlabFile = join(at, 'gitlab.env');
+    const again = await command([
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--create-branch',
+      'preview/pr-42',
+      '--dotenv',
+      gitlabFile,
+      '--dotenv-format',
+      'gitlab'
+    ]);
+    expect(again.code).toBe(0);
+    // GitLab's reader: KEY=value, one a line, the value as written (it keeps quotes).
+    const gitlab = Object.fromEntries(
+      readFileSync(gitlabFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])
+    );
+    expect(gitlab.DATABASE_URL).toMatch(/^postgresql:\/\/[^']*&channel_binding=require$/);
+    const expected = `${gitlab.DATABASE_URL}\n${gitlab.DATABASE_URL_POOLED}\n${gitlab.PGUSER}\n`;
+    const read = sourced(shellFile);
+    expect(read.setA).toBe(expected);
+    expect(read.exported).toBe(expected);
+  });
+
+  it('refused before any request without --create-branch: there is no connection to write', async () => {
+    const op = operation(PROJECT, 'create_branch', [[0, 'finished']]);
+    sim = await simulate([op]);
+    const file = join(mkdtempSync(join(dir, 'dotenv-')), 'branch.env');
+    const run = await command([...waitForFlags(sim, op.id), '--dotenv', file]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(
+      '--dotenv writes the connection of the branch --create-branch makes or reuses; without --create-branch there is none to write.'
+    );
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('its folders are made, and a path that cannot be written is refused, before any request', async () => {
+    sim = await simulate([]);
+    const at = mkdtempSync(join(dir, 'dotenv-'));
+    const create = [
+      ...api(sim),
+      '--project-id',
+      PROJECT,
+      '--no-wait',
+      '--create-branch',
+      'preview/pr-7'
+    ];
+    const deep = join(at, 'a', 'b', 'branch.env');
+    expect((await command([...create, '--dotenv', deep])).code).toBe(0);
+    expect(readFileSync(deep, 'utf8')).toMatch(/^export DATABASE_URL='postgresql:/);
+
+    sim.requests.length = 0;
+    const underAFile = join(deep, 'x.env');
+    const refused = await command([...create, '--dotenv', underAFile]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain(`: --dotenv: ${underAFile} cannot be written`);
+    expect(sim.requests).toHaveLength(0);
   });
 });

@@ -85,8 +85,7 @@ describe('compareSchema against the simulator', () => {
 describe('compareSchema on answers the simulator does not give', () => {
   const answering = (body: unknown) => {
     const transport: Transport = {
-      get: async () => jsonReply(200, body),
-      send: async () => jsonReply(500, {}),
+      send: async (method) => (method === 'GET' ? jsonReply(200, body) : jsonReply(500, {})),
       close: async () => undefined
     };
     return clientOver(transport, new SimulatedClock(0));

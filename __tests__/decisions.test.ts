@@ -312,6 +312,33 @@ describe('endpoint mode', () => {
     expect(s.sim.requests.at(-1)?.at).toBeGreaterThanOrEqual(4000);
   });
 
+  it('a compute or branch id the project lacks is not found, not idle (issue 44, item 9)', async () => {
+    const elsewhere = operation(PROJECT, 'start_compute', [[-100, 'running']], {
+      branch_id: 'br-a',
+      endpoint_id: 'ep-a'
+    });
+    const s = await start([elsewhere]);
+    const compute = await s.wait({ ...base, endpoint_id: 'ep-nope-123456' });
+    expect(compute.result.status).toBe('api_error');
+    expect(compute.result.failure).toMatch(
+      /^Compute ep-nope-123456 was not found in project \S+, or this API key cannot see that project \(.*404.*\)\. Check input 'endpoint_id' and input 'project_id'\.$/
+    );
+    const branch = await s.wait({ ...base, branch_id: 'br-nope-123456' });
+    expect(branch.result.status).toBe('api_error');
+    expect(branch.result.failure).toMatch(
+      /^Branch br-nope-123456 was not found in project \S+, .*\. Check input 'branch_id' and input 'project_id'\.$/
+    );
+    // Before any list of operations: nothing was awaited.
+    expect(s.sim.requests.filter((r) => r.path.includes('/operations'))).toHaveLength(0);
+    const mixed = await s.wait({ ...base, endpoint_id: 'ep-a', branch_id: 'br-main-00000000' });
+    expect(mixed.result.status).toBe('input_error');
+    expect(mixed.result.failure).toBe(
+      "Input 'endpoint_id' ep-a is a compute of branch br-a, not of input 'branch_id' br-main-00000000. Give the ids of one branch."
+    );
+    const right = await s.wait({ ...base, endpoint_id: 'ep-a', branch_id: 'br-a', wait: 'false' });
+    expect(right.result.status).toBe('busy');
+  });
+
   it('refuses an id that is not one, naming the input', async () => {
     const s = await start([]);
     await expect(s.wait({ ...base, endpoint_id: 'EP A' })).rejects.toThrow(

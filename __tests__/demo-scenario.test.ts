@@ -35,3 +35,16 @@ describe('the demo scenario', () => {
     );
   });
 });
+
+describe('the simulator a newcomer tries (issue 44, item 20)', () => {
+  it('creates preview/pr-42, the name the docs give, instead of reusing a branch of its own', async () => {
+    const { scenario, createBranch } = branchCreation();
+    run = await InProcess.start(scenario);
+    const { result } = await run.wait({
+      project_id: createBranch.project_id,
+      create_branch: 'preview/pr-42'
+    });
+    expect(result.status).toBe('finished');
+    expect(result.request?.branch).toMatchObject({ name: 'preview/pr-42', outcome: 'created' });
+  });
+});

@@ -106,12 +106,13 @@ async function retriedStatuses(candidates: number[]): Promise<number[]> {
     const clock = new SimulatedClock(Date.UTC(2026, 0, 1));
     let sent = 0;
     const transport: Transport = {
-      // The project's operations, looked at on a 423: none in progress.
-      get: async () => jsonReply(200, { operations: [] }),
-      send: async () =>
-        sent++ === 0
-          ? jsonReply(status, { message: `answered ${status}` })
-          : jsonReply(201, { operations: [] }),
+      send: async (method) =>
+        // The project's operations, looked at on a 423: none in progress.
+        method === 'GET'
+          ? jsonReply(200, { operations: [] })
+          : sent++ === 0
+            ? jsonReply(status, { message: `answered ${status}` })
+            : jsonReply(201, { operations: [] }),
       close: async () => undefined
     };
     const client = clientOver(transport, clock);
@@ -193,5 +194,16 @@ describe("the request's placeholders", () => {
       /\(`\/projects\/...`\)\. (.*?) (?:is|are) filled in/
     );
     expect(quoted(text)).toEqual(filled);
+  });
+});
+
+describe("the command's exit codes", () => {
+  /** docs/cli.md's table: every code, one row each. */
+  const table = [...page('docs/cli.md').matchAll(/^\| (\d+) +\|/gm)].map((m) => Number(m[1]));
+
+  it("the README's list names every code of docs/cli.md's table, in its order", () => {
+    const text = excerpt(prose('README.md'), /the exit code says how it ended \((.*?)\)\./);
+    expect([...text.matchAll(/(\d+) [a-zA-Z]/g)].map((m) => Number(m[1]))).toEqual(table);
+    expect(table).toEqual(expect.arrayContaining([0, 1, 2, 3, 4, 124, 130]));
   });
 });

@@ -158,8 +158,10 @@ describe('ids from the API', () => {
   it('an operation whose project_id is not an id is an api_error; its branch_id is data', async () => {
     // The API's answer as given, through an injected transport.
     const answer = (op: Record<string, unknown>): Transport => ({
-      get: async () => ({ status: 200, headers: {}, text: JSON.stringify({ operation: op }) }),
-      send: async () => ({ status: 500, headers: {}, text: '' }),
+      send: async (method) =>
+        method === 'GET'
+          ? { status: 200, headers: {}, text: JSON.stringify({ operation: op }) }
+          : { status: 500, headers: {}, text: '' },
       close: async () => undefined
     });
     const fields = { id: randomUUID(), action: 'create_branch', status: 'finished' };

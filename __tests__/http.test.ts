@@ -58,7 +58,7 @@ describe.each([
   it('reads a small answer', async () => {
     const t = transport();
     const before = proxy.tunnels.length;
-    const response = await t.get(`${host()}/small`, {}, signal());
+    const response = await t.send('GET', `${host()}/small`, {}, undefined, signal());
     expect(response).toMatchObject({ status: 200, text: '{"ok":true}' });
     expect(proxy.tunnels.length > before).toBe(route === 'proxy');
     await t.close();
@@ -66,7 +66,7 @@ describe.each([
 
   it('refuses a body over the cap instead of holding it in memory', async () => {
     const t = transport();
-    await expect(t.get(`${host()}/huge`, {}, signal())).rejects.toMatchObject({
+    await expect(t.send('GET', `${host()}/huge`, {}, undefined, signal())).rejects.toMatchObject({
       code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
     });
     await t.close();
@@ -74,7 +74,7 @@ describe.each([
 
   it('does not follow redirects', async () => {
     const t = transport();
-    const response = await t.get(`${host()}/redirect`, {}, signal());
+    const response = await t.send('GET', `${host()}/redirect`, {}, undefined, signal());
     expect(response.status).toBe(302);
     await t.close();
   });
@@ -88,12 +88,20 @@ describe('a loopback API host', () => {
       for (const name of names) env[name] = proxy.url;
       const t = createTransport({ env });
       const before = proxy.tunnels.length;
-      expect(await t.get(`${base}/small`, { authorization: 'Bearer k' }, signal())).toMatchObject({
+      expect(
+        await t.send('GET', `${base}/small`, { authorization: 'Bearer k' }, undefined, signal())
+      ).toMatchObject({
         status: 200
       });
       expect(proxy.tunnels.length).toBe(before);
       // The control: a host that is not this machine goes through the same proxy.
-      await t.get(`${base.replace('127.0.0.1', 'api.neon.test')}/small`, {}, signal());
+      await t.send(
+        'GET',
+        `${base.replace('127.0.0.1', 'api.neon.test')}/small`,
+        {},
+        undefined,
+        signal()
+      );
       expect(proxy.tunnels.length).toBe(before + 1);
       await t.close();
     }

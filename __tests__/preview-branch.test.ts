@@ -239,6 +239,20 @@ describe('create_branch: get or create by exact name', () => {
   });
 });
 
+describe('create_branch: a connection URL the API does not give', () => {
+  it('only the pooled one missing: the warning says pooled, and the direct URL is kept', async () => {
+    run = await InProcess.start(scenario());
+    run.sim.inject({ kind: 'status', status: 403 }, { match: 'pooled=true', times: Infinity });
+    const { result, log } = await run.wait({ project_id: PROJECT, create_branch: 'preview/pr-12' });
+    expect(result.request?.branch?.connection?.url).toMatch(/^postgresql:/);
+    expect(result.request?.branch?.connection?.pooledUrl).toBeUndefined();
+    const warnings = log.filter((l) => l.startsWith('warning: '));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: No pooled connection URL for branch br-\S+ \(.*403/)
+    ]);
+  });
+});
+
 describe('delete_branch: by exact name or id', () => {
   it('deletes it and waits for the deletion; a second run passes: already gone', async () => {
     run = await InProcess.start(scenario());
@@ -252,6 +266,18 @@ describe('delete_branch: by exact name or id', () => {
     expect(again.result.status).toBe('idle');
     expect(again.result.request?.branch?.outcome).toBe('gone');
     expect(again.log.some((l) => /already gone/.test(l))).toBe(true);
+  });
+
+  it('a name already gone leaves branch_id empty: the name is no id', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ project_id: PROJECT, delete_branch: 'preview/pr-9' });
+    expect(result.status).toBe('idle');
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    const fields = resultFields(report);
+    expect(fields).toMatchObject({ branch_name: 'preview/pr-9' });
+    expect(fields.branch_id).toBeUndefined();
+    expect(renderSummary(report)).toMatch(/Branch <code>preview\/pr-9<\/code> was already gone\n/);
+    expect(renderJunit(report)).not.toMatch(/branch_id" value="preview/);
   });
 
   it('a lock that ends 4 s before the deadline: not sent, the floor named by the kind', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { NeonClient } from '../src/neon/client.js';
-import type { Project } from '../src/neon/operation.js';
+import type { Project } from '../src/neon/resources.js';
 import { InputError } from '../src/util/errors.js';
 import { resolveProjectId } from '../src/wait/project-id.js';
 

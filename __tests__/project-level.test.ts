@@ -121,10 +121,22 @@ describe('a project-level operation (no branch_id), mode by mode', () => {
   });
 
   it("watch_job with branch_id follows the job's project-level operation in its post step", async () => {
-    const s = await start([]);
+    // The branch exists before the job (its id is known only then); the main step checks it.
+    const made = operation(
+      PROJECT,
+      'create_branch',
+      [
+        [-60_000, 'running'],
+        [-59_000, 'finished']
+      ],
+      {
+        branch_id: BRANCH
+      }
+    );
+    const s = await start([made]);
     const main = await s.wait({ ...base, branch_id: BRANCH, watch_job: 'true' });
     expect(main.result.status).toBe('watching');
-    // The job creates the branch 5 s later; another branch is busy all along.
+    // The job's work on the branch starts 5 s later; another branch is busy all along.
     for (const op of creation(9000, 'error', 5000)) s.sim.addOperation(op);
     s.sim.addOperation(
       operation(PROJECT, 'create_branch', [[4900, 'running']], { branch_id: 'br-other-00000000' })

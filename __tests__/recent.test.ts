@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { NeonClient, type OperationsPage } from '../src/neon/client.js';
+import { NeonClient } from '../src/neon/client.js';
+import type { OperationsPage } from '../src/neon/resources.js';
 import type { Operation } from '../src/neon/operation.js';
 import { BRANCH_SCAN_PAGES, fetchRecentOperations } from '../src/neon/recent.js';
 import {

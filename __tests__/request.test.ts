@@ -6,7 +6,7 @@ import { requestRules } from '../src/requests/api-request.js';
 import { typicalDurations } from '../src/wait/history.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_CLASSES, answerClass } from '../src/neon/answer-rules.js';
+import { ANSWER_CLASSES, answerClass, LOOKUP_RULES } from '../src/neon/answer-rules.js';
 import { REQUEST_RULES } from '../src/requests/index.js';
 import { ApiError, DeadlineError, UnconfirmedError } from '../src/util/errors.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
@@ -46,31 +46,33 @@ function project(
   const sent: Array<{ method: string; at: number }> = [];
   let lists = 0;
   const locked = () => clock.elapsed < lockedUntil;
+  /** The project's operations: a page of the list, or the holder by id. */
+  const list = (url: string) => {
+    lists++;
+    const status = locked() ? 'running' : 'finished';
+    const created_at = new Date(EPOCH + 1000).toISOString();
+    const op = {
+      id: HOLDER,
+      project_id: PROJECT,
+      branch_id: 'br-main',
+      action: 'apply_config',
+      status,
+      created_at
+    };
+    if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
+      return jsonReply(200, { operation: op });
+    const query = new URL(url).searchParams;
+    const limit = Number(query.get('limit') ?? 10);
+    const from = Number(query.get('cursor') ?? 0);
+    const page = [...newer, op].slice(from, from + limit);
+    return jsonReply(200, {
+      operations: page,
+      pagination: { cursor: String(from + page.length) }
+    });
+  };
   const transport: Transport = {
-    get: async (url: string) => {
-      lists++;
-      const status = locked() ? 'running' : 'finished';
-      const created_at = new Date(EPOCH + 1000).toISOString();
-      const op = {
-        id: HOLDER,
-        project_id: PROJECT,
-        branch_id: 'br-main',
-        action: 'apply_config',
-        status,
-        created_at
-      };
-      if (new URL(url).pathname.endsWith(`/operations/${HOLDER}`))
-        return jsonReply(200, { operation: op });
-      const query = new URL(url).searchParams;
-      const limit = Number(query.get('limit') ?? 10);
-      const from = Number(query.get('cursor') ?? 0);
-      const page = [...newer, op].slice(from, from + limit);
-      return jsonReply(200, {
-        operations: page,
-        pagination: { cursor: String(from + page.length) }
-      });
-    },
-    send: async (method: RequestMethod) => {
+    send: async (method: RequestMethod, url: string) => {
+      if (new URL(url).pathname.includes('/operations')) return list(url);
       sent.push({ method, at: clock.elapsed });
       const status = answer?.() ?? (locked() ? 423 : 201);
       if (status === 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
@@ -258,17 +260,24 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     expect(outcome).toMatchObject({ status: 404, ended: 'gone', attempts: 1 });
   });
 
-  it('the rows: every kind retries 423, 429 and 503 alike; only a GET and the named kinds resend without an answer', () => {
-    for (const row of Object.values(REQUEST_RULES))
+  it('the rows: every kind retries 429 and 503 alike and awaits the lock on 423, the lookups retry it (the lock is watched with them); only a GET and the named kinds resend without an answer', () => {
+    for (const row of [...Object.values(REQUEST_RULES), LOOKUP_RULES])
       expect([row.locked, row.throttled, row.unavailable]).toEqual([
-        'await_lock',
+        row === LOOKUP_RULES ? 'retry' : 'await_lock',
         'retry',
         'retry'
       ]);
     const resent = Object.entries(REQUEST_RULES).filter(([, row]) => row.no_answer === 'resend');
     expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
+    expect(LOOKUP_RULES.no_answer).toBe('resend');
     expect(answerClass(409)).toBe('conflict');
     expect(answerClass(undefined)).toBe('no_answer');
+    expect([500, 502, 503, 504].map(answerClass)).toEqual([
+      'server_error',
+      'server_error',
+      'unavailable',
+      'server_error'
+    ]);
   });
 
   it("docs/request.md's table of rules is the rows", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { LOOKUP_RULES, ruleFor } from '../src/neon/answer-rules.js';
 import {
-  isRetryableStatus,
   LAST_TRY_LEAD_MS,
   MIN_GAP_MS,
   MinuteShare,
@@ -60,8 +60,8 @@ describe('RetryPolicy', () => {
     [401, false],
     [404, false],
     [302, false]
-  ])('HTTP %i is retryable: %s', (status, expected) => {
-    expect(isRetryableStatus(status)).toBe(expected);
+  ])('HTTP %i is retried by a lookup: %s', (status, expected) => {
+    expect(ruleFor(LOOKUP_RULES, status) === 'retry').toBe(expected);
   });
 
   it('reads Retry-After as seconds or a future HTTP date', () => {

@@ -192,8 +192,10 @@ describe('listEndpoints reads the hosts as answered', () => {
       baseUrl: 'http://127.0.0.1:1/api/v2',
       apiKey: DEFAULT_KEY,
       transport: {
-        get: async () => ({ status: 200, headers: {}, text }),
-        send: async () => ({ status: 405, headers: {}, text: '' }),
+        send: async (method) =>
+          method === 'GET'
+            ? { status: 200, headers: {}, text }
+            : { status: 405, headers: {}, text: '' },
         close: async () => undefined
       }
     });

@@ -109,9 +109,11 @@ async function fetchOrError(
   id: string
 ): Promise<{ status?: string; error?: string }> {
   try {
-    const res = await ctx.transport.get(
+    const res = await ctx.transport.send(
+      'GET',
       `${ctx.url}/projects/${ctx.projectId}/operations/${id}`,
       { authorization: `Bearer ${ctx.apiKey}`, accept: 'application/json' },
+      undefined,
       AbortSignal.timeout(10_000)
     );
     if (res.status !== 200) return { error: `HTTP ${res.status}` };

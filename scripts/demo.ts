@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
 import { type Cluster, createCluster, urlFor } from '../simulator/postgres.js';
 import { startSimulator } from '../simulator/server.js';
+import { parseOutputFile, setOutputsText } from './runner-outputs.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const fail = process.argv.includes('--fail');
@@ -93,14 +94,8 @@ await sim.close();
 await database?.remove();
 
 console.log('\n──── outputs ($GITHUB_OUTPUT) ────');
-const outputs = readFileSync(files.output, 'utf8')
-  .replace(/^ghadelimiter_.*$/gm, '')
-  .replace(/<<ghadelimiter_.*$/gm, ':')
-  .replace(
-    /^summary:\n[\s\S]*?(?=^comment_url:)/m,
-    'summary:\n(the same Markdown as the job summary below)\n'
-  );
-console.log(outputs.replace(/\n{2,}/g, '\n').trim());
+const outputs = parseOutputFile(readFileSync(files.output, 'utf8'));
+console.log(setOutputsText(outputs, { summary: '(the same Markdown as the job summary below)' }));
 console.log('\n──── job summary ($GITHUB_STEP_SUMMARY) ────');
 console.log(readFileSync(files.summary, 'utf8'));
 console.log(`──── exit code ${code}, ${sim.requests.length} API requests ────`);

@@ -24,8 +24,9 @@ const env = {
   }),
   INPUT_WATCH_JOB: 'true',
   INPUT_TIMEOUT: '1m',
+  // local-action prints the outputs itself (its "Action Outputs" table), and writes no
+  // $GITHUB_OUTPUT file; the summary it writes where this says.
   GITHUB_STEP_SUMMARY: join(root, 'local-summary.md'),
-  GITHUB_OUTPUT: join(root, 'local-output.txt'),
   GITHUB_STATE: join(dir, 'state')
 };
 const envFile = join(dir, '.env');
@@ -35,8 +36,7 @@ writeFileSync(
     .map(([k, v]) => `${k}='${v}'\n`)
     .join('')
 );
-for (const file of [env.GITHUB_STEP_SUMMARY, env.GITHUB_OUTPUT, env.GITHUB_STATE])
-  writeFileSync(file, '');
+for (const file of [env.GITHUB_STEP_SUMMARY, env.GITHUB_STATE]) writeFileSync(file, '');
 
 console.log(`Simulator at ${sim.url} (its own key; no real key is used here).`);
 // Asynchronous: this process serves the simulator meanwhile.
@@ -49,5 +49,7 @@ const code = await new Promise<number | null>((done) =>
 );
 await sim.close();
 rmSync(dir, { recursive: true, force: true });
-console.log('Outputs: local-output.txt; summary: local-summary.md.');
+console.log(
+  'The outputs are in the tables above (main step, then post step); the summary is in local-summary.md.'
+);
 process.exitCode = code ?? 1;

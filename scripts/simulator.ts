@@ -12,19 +12,24 @@
  * (`database_url: response`) then runs end to end, where a made-up `ep-….neon.tech` host would not
  * resolve.
  *
- *   npm run simulator -- --port 4010 [--database]
+ *   npm run simulator -- [--port 4010] [--database] [--help]
  */
 import { appendFileSync } from 'node:fs';
 import { type Cluster, createCluster } from '../simulator/postgres.js';
 import type { PostgresTarget } from '../simulator/resources.js';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
 import { startSimulator } from '../simulator/server.js';
+import { readSimulatorArgs } from './simulator-args.js';
 
-const portArg = process.argv.indexOf('--port');
-const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
+const asked = readSimulatorArgs(process.argv.slice(2));
+if ('exitCode' in asked) {
+  process[asked.stream].write(asked.text);
+  process.exit(asked.exitCode);
+}
+const { port } = asked;
 let database: Cluster | undefined;
 let postgres: PostgresTarget | undefined;
-if (process.argv.includes('--database')) {
+if (asked.database) {
   database = await createCluster();
   const password = `sim-${Date.now().toString(36)}`;
   await database.start();

@@ -208,7 +208,8 @@ export function connectionDetails(
   const database = postgres?.database ?? DATABASE;
   const address = postgres ? `${postgres.host}:${postgres.port}` : host;
   const auth = `${encodeURIComponent(user)}:${encodeURIComponent(secret)}`;
-  const query = postgres ? '' : '?sslmode=require';
+  // As Neon's own URLs: channel binding too, so that a `&` is in every URL a test sees.
+  const query = postgres ? '' : '?sslmode=require&channel_binding=require';
   return {
     connection_uri: `postgresql://${auth}@${address}/${encodeURIComponent(database)}${query}`,
     connection_parameters: {

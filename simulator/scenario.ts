@@ -323,7 +323,8 @@ export function branchCreation(
     {
       id: branch,
       project_id: projectId,
-      name: 'preview/pr-42',
+      // Not a name a newcomer tries first (`preview/pr-42`, as the docs write): theirs is created.
+      name: 'demo/being-created',
       parent_id: main,
       created: -300,
       states: [

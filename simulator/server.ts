@@ -247,6 +247,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       created: main.created
     });
   }
+  impliedPlaces(scenario.operations, branches, endpoints);
   /** Branches deleted by a request, with when; unlike `deletedBranches`, their operations stay. */
   const branchGone = new Map<string, number>();
 
@@ -687,6 +688,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         b.project_id === projectId &&
         b.created <= clock() &&
         !deleted(branchGone.get(b.id)) &&
+        !deleted(projectById(projectId)?.deletedBranches?.[b.id]) &&
         !deleted(b.expiresAt)
     );
   /** Each branch's role password, made once: what creation answered, and connection_uri repeats. */
@@ -1546,6 +1548,47 @@ function defaultMessage(status: number): string {
 }
 
 /** A project's default branch when the scenario names none: `main`, there since long ago. */
+/**
+ * A branch or compute an operation names exists on the service, from that operation on: those the
+ * scenario does not list are added (a branch named by its id, made from the project's default), so
+ * that a wait on a `branch_id` or `endpoint_id` finds it, and a wrong id still answers 404.
+ */
+function impliedPlaces(
+  operations: OperationScript[],
+  branches: BranchScript[],
+  endpoints: EndpointScript[]
+): void {
+  const implied = new Map<string, BranchScript>();
+  for (const op of operations) {
+    const main = branches.find((b) => b.project_id === op.project_id && b.default);
+    const { branch_id: branchId, endpoint_id: endpointId } = op;
+    const listed = (id: string) =>
+      branches.some((b) => b.project_id === op.project_id && b.id === id);
+    if (branchId && !listed(branchId)) {
+      const parent = main && { parent_id: main.id };
+      const branch: BranchScript = {
+        id: branchId,
+        project_id: op.project_id,
+        name: branchId,
+        created: op.created,
+        ...parent
+      };
+      implied.set(branchId, branch);
+      branches.push(branch);
+    }
+    const made = branchId && implied.get(branchId);
+    if (made && op.created < made.created) made.created = op.created;
+    const owner = branchId ?? main?.id;
+    if (endpointId && owner && !endpoints.some((e) => e.id === endpointId))
+      endpoints.push({
+        id: endpointId,
+        project_id: op.project_id,
+        branch_id: owner,
+        created: op.created
+      });
+  }
+}
+
 function defaultBranch(projectId: string): BranchScript {
   return {
     id: `br-main-${digits(projectId, 8)}`,

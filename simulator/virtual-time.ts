@@ -84,7 +84,6 @@ export class VirtualTime {
   /** The action's transport, time standing still during each request. */
   transport(inner: Transport): Transport {
     return {
-      get: (url, headers, signal) => this.busy(() => inner.get(url, headers, signal)),
       send: (method, url, headers, body, signal) =>
         this.busy(() => inner.send(method, url, headers, body, signal)),
       close: () => inner.close()

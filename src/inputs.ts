@@ -41,6 +41,8 @@ const H = 3_600_000;
 export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
 /** `--format`: what stdout holds (`src/cli/result.ts` has a renderer for each). */
 export const FORMAT_CHOICES = ['text', 'json'] as const;
+/** `--dotenv-format`: who reads the `--dotenv` file (`src/cli/dotenv.ts` writes each). */
+export const DOTENV_FORMATS = ['shell', 'gitlab'] as const;
 
 // prettier-ignore
 const INPUT_ROWS = {
@@ -77,7 +79,8 @@ const INPUT_ROWS = {
   database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME', group: 'database' },
   format: { type: 'choice', choices: FORMAT_CHOICES, default: 'text', description: 'on stdout: text (the verdict line) or json (one object, the fields below)', only: 'command', arg: 'FORMAT', group: 'output', short: 'o' },
   json: { type: 'bool', default: 'false', description: 'short for --format json', only: 'command', group: 'output' },
-  dotenv: { type: 'text', default: '', description: 'write the branch\'s DATABASE_URL, DATABASE_URL_POOLED, PGHOST, PGHOST_POOLED, PGDATABASE and PGUSER as KEY=value lines (mode 0600; for a GitLab dotenv report or $BASH_ENV)', only: 'command', arg: 'FILE', group: 'output' },
+  dotenv: { type: 'text', default: '', description: 'with --create-branch: write the branch\'s DATABASE_URL, DATABASE_URL_POOLED, PGHOST, PGHOST_POOLED, PGDATABASE and PGUSER to this file (mode 0600), as --dotenv-format says', only: 'command', arg: 'FILE', group: 'output' },
+  dotenv_format: { type: 'choice', choices: DOTENV_FORMATS, default: 'shell', description: "the --dotenv file's lines: shell (export KEY='value', for `set -a; . FILE` or $BASH_ENV) or gitlab (KEY=value, for a GitLab dotenv report)", only: 'command', arg: 'FORMAT', group: 'output' },
   summary_file: { type: 'text', default: '', description: 'write the Markdown report (as the job summary)', only: 'command', arg: 'PATH', group: 'output' },
   junit: { type: 'text', default: '', description: 'write JUnit XML, a test case per operation', only: 'command', arg: 'PATH', group: 'output' },
   progress: { type: 'choice', choices: PROGRESS_CHOICES, default: 'auto', description: 'on stderr: auto (live on a terminal outside CI, else plain), live, plain (a line at least every 30s) or none', only: 'command', arg: 'STYLE', env: 'NEON_OPERATIONS_WAIT_PROGRESS', group: 'output' },

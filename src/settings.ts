@@ -3,7 +3,8 @@ import type { InputName } from './inputs.js';
 import { RESOURCE_ID } from './neon/operation.js';
 import { CONNECTING_KINDS, readRequest } from './requests/index.js';
 import { registerSecret } from './util/redact.js';
-import { parseDatabaseUrl, secretsOf } from './database/url.js';
+import { parseDatabaseUrl } from './database/url.js';
+import { secretsOf } from './util/url-secrets.js';
 import { apiHostInput, apiKeyProblem } from './settings/api.js';
 import {
   asBool,

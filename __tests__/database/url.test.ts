@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeTarget, parseDatabaseUrl, secretsOf } from '../../src/database/url.js';
+import { describeTarget, parseDatabaseUrl } from '../../src/database/url.js';
+import { secretsOf } from '../../src/util/url-secrets.js';
 import { DatabaseUrlError } from '../../src/util/errors.js';
 import { redactUrl } from '../../src/util/redact.js';
 

@@ -4,7 +4,8 @@
  * appear in their masked outputs (and the dotenv file) only.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
@@ -56,8 +57,11 @@ describe('a preview branch through dist', () => {
       expect(text).not.toContain(password);
     expect(opened.summary).toMatch(/Created branch .*preview\/pr-1.* from .*main/);
 
+    // A Cloudflare 502 on the adopted branch's connection URI is retried as on any GET (issue 42).
+    sim.inject({ kind: 'status', status: 502 }, { match: '/connection_uri', times: 1 });
     const rerun = await runAction({ inputs: create });
     expect(rerun.code).toBe(0);
+    expect(rerun.stdout).not.toMatch(/No connection URL/);
     expect(rerun.outputs).toMatchObject({
       created: 'false',
       branch_outcome: 'reused',
@@ -79,7 +83,7 @@ describe('a preview branch through dist', () => {
     expect(again.outputs.branch_outcome).toBe('gone');
   }, 120_000);
 
-  it('the command: --dotenv writes the URLs (mode 0600), never stdout', async () => {
+  it('the command: --dotenv writes the URLs (mode 0600) for a shell to source, never stdout', async () => {
     sim = await start();
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-dotenv-'));
     try {
@@ -89,11 +93,16 @@ describe('a preview branch through dist', () => {
         { home: dir }
       );
       expect(code).toBe(0);
-      const lines = readFileSync(dotenv, 'utf8').trim().split('\n');
+      // Read as a shell reads it (the default format): sourced, every variable exported.
+      const sourced = spawnSync('bash', ['-c', 'set -a; . "$1"; env', '_', dotenv], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe']
+      }).stdout;
       const env = Object.fromEntries(
-        lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])
+        sourced.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])
       );
-      expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+      expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\/.*&channel_binding=require$/);
       expect(env.DATABASE_URL_POOLED).toMatch(/-pooler/);
       expect(Object.keys(env)).toEqual(
         expect.arrayContaining(['PGHOST', 'PGHOST_POOLED', 'PGDATABASE', 'PGUSER'])

@@ -112,7 +112,19 @@ describe('watch_job', () => {
   });
 
   it('scopes the job to branch_id', async () => {
-    sim = await simulate([]);
+    // The branch exists before the job (the main step checks it): it was made an hour ago.
+    const made = operation(
+      PROJECT,
+      'create_branch',
+      [
+        [-3_600_000, 'running'],
+        [-3_599_000, 'finished']
+      ],
+      {
+        branch_id: 'br-mine'
+      }
+    );
+    sim = await simulate([made]);
     const main = await runInProcess({ inputs: inputs(sim, { branch_id: 'br-mine' }) });
     const mine = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-mine' };
     const other = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-other' };

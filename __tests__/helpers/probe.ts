@@ -1,7 +1,8 @@
 /** Runs the database probe the way the action will, keeping everything it reported for checks. */
 import { expect } from '@jest/globals';
 import { type ProbeAttempt, type ProbeResult, probeDatabase } from '../../src/database/probe.js';
-import { parseDatabaseUrl, secretsOf } from '../../src/database/url.js';
+import { parseDatabaseUrl } from '../../src/database/url.js';
+import { secretsOf } from '../../src/util/url-secrets.js';
 import { registerSecret } from '../../src/util/redact.js';
 import { wire } from '../../simulator/postgres.js';
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { RECORD, sourcesDigest } from '../../scripts/dist-sources.js';
+import { parseOutputFile } from '../../scripts/runner-outputs.js';
 
 export const ROOT = resolve(
   import.meta.dirname ?? new URL('.', import.meta.url).pathname,
@@ -77,25 +78,7 @@ export function actionOutputs(): Record<string, { description?: string }> {
   ).outputs;
 }
 
-/** Parses `$GITHUB_OUTPUT`: `name<<delimiter` blocks (and plain `name=value` lines). */
-export function parseOutputFile(text: string): Record<string, string> {
-  const outputs: Record<string, string> = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const [, name, delimiter] = heredoc as unknown as [string, string, string];
-      const value: string[] = [];
-      for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i] as string);
-      outputs[name] = value.join('\n');
-    } else if (line.includes('=')) {
-      const at = line.indexOf('=');
-      outputs[line.slice(0, at)] = line.slice(at + 1);
-    }
-  }
-  return outputs;
-}
+export { parseOutputFile };
 
 let distChecked = false;
 

@@ -117,7 +117,9 @@ describe('job summary', () => {
     expect(last?.query.limit).toBe('200');
     expect(last?.query.cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(last?.target).toContain('%3A');
-    expect(run.summary).toMatch(/· 4 API requests/);
+    // The branch looked up once before the wait (a wrong id is not found), then the lists.
+    expect(sim.requests[0]?.route).toBe('GET /projects/{project_id}/branches/{branch_id}');
+    expect(run.summary).toMatch(/· 5 API requests/);
     const recent = run.summary.split('#### Recent operations')[1] ?? '';
     expect(recent).toContain('On branch <code>br-mine</code>');
     for (const op of mine) expect(recent).toContain(op.id.slice(0, 8));

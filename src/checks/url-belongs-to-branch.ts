@@ -1,6 +1,6 @@
 import { hostKey, isNeonHost, pooledHost } from '../database/neon-host.js';
 import { describeTarget } from '../database/url.js';
-import type { EndpointHosts } from '../neon/client.js';
+import type { EndpointHosts } from '../neon/resources.js';
 import type { CheckOutcome } from '../report/check-outcome.js';
 import { actionNaming, CancelledError } from '../util/errors.js';
 import { WAIT_STATUS } from '../wait/status.js';

@@ -99,7 +99,7 @@ function caseXml(testCase: TestCase, project: string): string {
 /** `created from main (br-…), expires 2026-12-05T10:00:00Z`, `reused …`, `deleted`, `already gone`. */
 function branchDone(branch: BranchOutcome): string {
   const words = BRANCH_WORDS[branch.outcome];
-  if (!words.fromParent) return `${branch.id}: ${words.junit}`;
+  if (!words.fromParent) return `${branch.id ?? branch.name}: ${words.junit}`;
   const from = branch.parentName ?? branch.parentId;
   const expires = branch.expiresAt ? `, expires ${branch.expiresAt}` : '';
   return `${branch.id}: ${words.junit}${from ? ` from ${from}` : ''}${expires}`;

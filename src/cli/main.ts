@@ -2,7 +2,7 @@
 // goes to stderr, the result alone to stdout, and the exit code says how it ended.
 import type { Readable } from 'node:stream';
 import { type EngineSettings, runEngine, runStep } from '../engine.js';
-import { flagOf, FORMAT_CHOICES, input, type InputName } from '../inputs.js';
+import { DOTENV_FORMATS, flagOf, FORMAT_CHOICES, input, type InputName } from '../inputs.js';
 import type { Report } from '../report/model.js';
 import { renderSummary } from '../report/summary.js';
 import { readSettings } from '../settings.js';
@@ -16,7 +16,7 @@ import { prepareReportFile, readInput, writeReport } from './files.js';
 import { HELP } from './help.js';
 import { type Ending, exitCode, type Format, FORMATS, leftBehind } from './result.js';
 import { renderJunit } from './junit.js';
-import { writeDotenv } from './dotenv.js';
+import { type DotenvFormat, writeDotenv } from './dotenv.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
 /** The engine's settings and the command's own (how stderr shows the wait). */
@@ -61,7 +61,15 @@ async function inputsOf(flags: Flags, { env, stdin, signal }: Io): Promise<Input
       (name) =>
         `${name} is not set: put a Neon API key in it (made in the Neon console: Account settings, or Organization settings, then API keys).`
     );
-  for (const { name } of REPORTS) {
+  // The connection `--dotenv` writes is the one `--create-branch` gives: without it, the file
+  // would be empty and a later `source` would run with no DATABASE_URL, unnoticed.
+  if (values.dotenv && !values.create_branch)
+    throw wrong(
+      'dotenv',
+      (flag) =>
+        `${flag} writes the connection of the branch ${cliNaming('create_branch')} makes or reuses; without ${cliNaming('create_branch')} there is none to write.`
+    );
+  for (const name of [...REPORTS.map((r) => r.name), 'dotenv'] as const) {
     const path = values[name];
     if (path) prepareReportFile(path, name);
   }
@@ -104,6 +112,12 @@ async function jsonArgument(
 /** `--json` is short for `--format json`; a wrong `--format` is an input error (read with the settings). */
 const formatOf = (flags: Flags): Format =>
   flags.json ? 'json' : (FORMAT_CHOICES.find((f) => f === flags.format) ?? 'text');
+
+/** `--dotenv-format`, else its row's default (a wrong one is an input error, read with the settings). */
+const dotenvFormatOf = (flags: Flags): DotenvFormat => {
+  const asked = flags['dotenv-format'] ?? input('dotenv_format').default;
+  return DOTENV_FORMATS.find((f) => f === asked) ?? 'shell';
+};
 
 /**
  * Writes the result; false when it could not be written (a full disk). A reader that went away
@@ -149,6 +163,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     // The key and a password are redacted from every line we write; no terminal masks anything.
     const settings = readSettings(input, () => undefined);
     readChoices({ name: 'format', value: input('format') });
+    readChoices({ name: 'dotenv_format', value: input('dotenv_format') });
     const progress = progressStyle(
       flags.quiet ? 'none' : input('progress'),
       io.env,
@@ -204,7 +219,7 @@ async function writeReports(
   }
   if (typeof flags.dotenv === 'string') {
     try {
-      writeDotenv(flags.dotenv, report);
+      writeDotenv(flags.dotenv, report, dotenvFormatOf(flags));
     } catch (error) {
       unwritten.push(flags.dotenv);
       terminal.error(`could not write ${flags.dotenv}: ${(error as Error).message}`);

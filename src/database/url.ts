@@ -7,35 +7,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'pg-connection-string';
 import { DatabaseUrlError } from '../util/errors.js';
-import { isPlainName, isPlainValue, queryParams, REDACTED, redactUrl } from '../util/redact.js';
+import { isPlainName, isPlainValue, REDACTED, redactUrl } from '../util/redact.js';
+import { HARMLESS_NAMES, KEYWORDS, SECRETS } from '../util/url-secrets.js';
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 const AUTH_METHODS = ['password', 'md5', 'gss', 'sspi', 'scram-sha-256', 'none'];
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-
-// libpq 18's keywords (PQconninfoOptions in fe-connect.c; case-sensitive, and libpq refuses any
-// other name), pg's `ssl` (refused below) and `uselibpqcompat` (what this check always does).
-const KEYWORDS = new Set(
-  `host hostaddr port dbname user password passfile service options application_name
-  fallback_application_name client_encoding connect_timeout keepalives keepalives_idle
-  keepalives_interval keepalives_count tcp_user_timeout replication target_session_attrs
-  load_balance_hosts min_protocol_version max_protocol_version sslmode sslnegotiation
-  sslcompression sslcert sslkey sslcertmode sslpassword sslkeylogfile sslrootcert sslcrl sslcrldir
-  sslsni requirepeer require_auth channel_binding ssl_min_protocol_version ssl_max_protocol_version
-  gssencmode krbsrvname gsslib gssdelegation scram_client_key scram_server_key oauth_issuer
-  oauth_client_id oauth_client_secret oauth_scope ssl uselibpqcompat`.split(/\s+/)
-);
-/** libpq's keywords whose values are secrets: a message never shows them, the rest may. */
-const SECRETS = [
-  'password',
-  'sslpassword',
-  'oauth_client_secret',
-  'scram_client_key',
-  'scram_server_key'
-];
-const HARMLESS_NAMES: ReadonlySet<string> = new Set(
-  [...KEYWORDS].filter((name) => !SECRETS.includes(name))
-);
 
 /**
  * libpq's environment variables (PQconninfoOptions in libpq's fe-connect.c) of the parameters that
@@ -213,33 +190,6 @@ function defaultRootCert(env: NodeJS.ProcessEnv): string | undefined {
 export function describeTarget(target: Pick<DatabaseTarget, 'host' | 'port' | 'database'>): string {
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
   return `${host}:${target.port}/${target.database}`;
-}
-
-/**
- * What would reveal a secret, to mask before validation (malformed values too): the URL, the
- * password as written, decoded and encoded, from the authority (to the last or the first `@`), and
- * the value of every query parameter not known to be harmless (however its name is spelled).
- */
-export function secretsOf(value: string): string[] {
-  const text = value.trim();
-  const authority = /^[a-z][\w+.-]*:\/\/[^:@/]*:(.*)@/is.exec(text)?.[1];
-  const search =
-    /\?[^#]*/s.exec(text.slice(text.lastIndexOf('@') + 1))?.[0] ?? /\?.*/s.exec(text)?.[0];
-  const inQuery = queryParams(search ?? '')
-    .filter(({ name, value: given }) => !HARMLESS_NAMES.has(name) || !isPlainValue(given ?? ''))
-    .map(({ raw }) => raw);
-  const forms = [value, text];
-  for (const written of [authority, authority?.split('@')[0], ...inQuery]) {
-    if (!written) continue;
-    let decoded = written;
-    try {
-      decoded = decodeURIComponent(written);
-    } catch {
-      // Malformed: the form as written is all there is.
-    }
-    forms.push(written, decoded, encodeURIComponent(decoded));
-  }
-  return [...new Set(forms)];
 }
 
 function invalid(reason: string, shown?: string): DatabaseUrlError {

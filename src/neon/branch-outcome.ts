@@ -7,7 +7,8 @@ export type BranchOutcomeWord = 'created' | 'reused' | 'reset' | 'deleted' | 'go
 
 /** What a branch kind did to a branch, for the outputs and the reports. */
 export interface BranchOutcome {
-  id: string;
+  /** None for a name already gone: the name is no id. */
+  id?: string;
   name: string;
   outcome: BranchOutcomeWord;
   parentId?: string;

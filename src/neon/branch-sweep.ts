@@ -1,7 +1,7 @@
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { PR_NUMBER_KEY, REPOSITORY_KEY } from './branch-annotations.js';
 import { type BranchPattern, PR_NUMBER } from './branch-pattern.js';
-import { type Branch, branchOf } from './branches.js';
+import { type Branch, branchOf } from './resources.js';
 
 // What a sweep does to each branch of the project, decided from what was read (the branches with
 // their annotations, the pull requests' states) and asked (pattern, older_than, sweep_max,

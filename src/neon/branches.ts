@@ -1,42 +1,13 @@
 import type { NeonClient } from './client.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
-import { RESOURCE_ID } from './operation.js';
+import { ApiError } from '../util/errors.js';
 import type { Connection } from './branch-outcome.js';
+import { type Page, pages } from './paging.js';
+import { type Branch, branchOf, listOf } from './resources.js';
 
-/** A branch as the step reads it from the API (`Branch` in the OpenAPI document). */
-export interface Branch {
-  id: string;
-  name: string;
-  parentId?: string;
-  default: boolean;
-  protected: boolean;
-  /** On the service's clock (RFC 3339). */
-  createdAt: string;
-  expiresAt?: string;
-}
-
-/** A branch of an answer, or undefined when it lacks what the step reads. */
-export function branchOf(value: unknown): Branch | undefined {
-  const fields = fieldsOf(value);
-  const text = (key: string) => textOf(fields, key);
-  const id = text('id');
-  const name = text('name');
-  const createdAt = text('created_at');
-  if (!id || !RESOURCE_ID.test(id) || name === undefined || !createdAt) return undefined;
-  const parentId = text('parent_id');
-  return {
-    id,
-    name,
-    createdAt,
-    default: fields.get('default') === true,
-    protected: fields.get('protected') === true,
-    ...(parentId && RESOURCE_ID.test(parentId) && { parentId }),
-    ...(text('expires_at') && { expiresAt: text('expires_at') })
-  };
-}
-
-/** How many pages of the branch list are read at most (100 branches a page). */
+/** How many pages of the branch list are read at most, of this many branches each. */
 const MAX_PAGES = 50;
+const PAGE_LIMIT = 100;
 
 /**
  * The project's branches whose name or id holds `search` (all of them without it), every page.
@@ -48,29 +19,24 @@ export async function listBranches(
   deadline: number,
   search?: string
 ): Promise<Branch[]> {
-  const found: Branch[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query = new URLSearchParams({ limit: '100' });
+  const fetchPage = async (cursor: string | undefined): Promise<Page<Branch>> => {
+    const query = new URLSearchParams({ limit: String(PAGE_LIMIT) });
     if (search) query.set('search', search);
     if (cursor) query.set('cursor', cursor);
     const path = `/projects/${encodeURIComponent(projectId)}/branches?${query}`;
     const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
-    const items: unknown[] = Array.isArray(body.branches) ? body.branches : [];
-    let fresh = 0;
-    for (const item of items) {
-      const branch = branchOf(item);
-      if (!branch || seen.has(branch.id)) continue;
-      seen.add(branch.id);
-      found.push(branch);
-      fresh++;
-    }
-    const next = textOf(fieldsOf(body.pagination), 'next');
-    // A page with nothing new ends the list too: a cursor that does not move would loop.
-    if (!next || next === cursor || fresh === 0) break;
-    cursor = next;
-  }
+    // Not a list of branches, the answer cannot say that none matches (a deletion would pass).
+    const list = listOf(body, 'branches', (item: unknown) => item, 'next');
+    if (!list)
+      throw new ApiError(
+        `The API answered the list of branches of project ${projectId} without a "branches" array: a malformed answer.`,
+        200
+      );
+    const items = list.items.flatMap((item) => branchOf(item) ?? []);
+    return { items, ...(list.next && { next: list.next }), limit: PAGE_LIMIT };
+  };
+  const found: Branch[] = [];
+  for await (const branches of pages(fetchPage, { maxPages: MAX_PAGES })) found.push(...branches);
   return found;
 }
 

@@ -1,14 +1,13 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { fieldsOf, textOf } from '../util/json-fields.js';
 import { ApiError, CancelledError, DeadlineError, TransientError } from '../util/errors.js';
 import { redact, registerSecret } from '../util/redact.js';
-import { secretsOf } from '../database/url.js';
-import { firstConnectionUri, responseSecrets } from './secrets.js';
+import { secretsOf } from '../util/url-secrets.js';
 import { oneLine } from '../util/text.js';
+import { firstConnectionUri, responseSecrets } from './secrets.js';
 import { createTransport, type RequestMethod, type Transport } from './http.js';
+import { type Answer, LOOKUP_RULES, ruleFor, type Rule, type Rules } from './answer-rules.js';
 import {
-  isRetryableStatus,
   LAST_TRY_LEAD_MS,
   MIN_GAP_MS,
   MinuteShare,
@@ -18,13 +17,15 @@ import {
 } from './retry.js';
 import { ServiceClock } from './service-clock.js';
 import {
-  isOperation,
-  normalizeOperation,
-  type Operation,
-  type Project,
-  RESOURCE_ID,
-  UUID
-} from './operation.js';
+  type EndpointHosts,
+  endpointOf,
+  listOf,
+  operationOf,
+  type OperationsPage,
+  projectOf,
+  type Project
+} from './resources.js';
+import type { Operation } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
 /** Neon's own API: the default host, and the one whose console the report may link to. */
@@ -47,34 +48,58 @@ interface ClientOptions extends RetryPolicyOptions {
   mask?: (secret: string) => void;
 }
 
-/** One answer to a `request` input's request: its status, its JSON (redacted), its error text. */
-export interface SentAnswer {
-  status: number;
-  body?: Record<string, unknown>;
-  /** `HTTP 409: CODE: message`, for an answer outside 2xx. */
-  errorText: string;
+/** A request as sent: its path is filled in and relative to the API base; `rules` is its row. */
+export interface ApiRequest {
+  method: RequestMethod;
+  path: string;
+  /** JSON text, sent as given. */
+  body?: string;
+  rules: Rules;
+  /** The action of the first operation it starts (a typed kind says it): its history says how long it takes. */
+  action?: string;
+}
+
+/** The tries of one request so far: what a deadline error or a log line says of them. */
+export interface Tries {
+  attempts: number;
+  firstAt?: number;
+  lastAt?: number;
+  /** The last answer's error (or why none came). */
+  lastError?: string;
+  /** The last answer's `Retry-After` (ms). */
   retryAfterMs?: number;
-  /** The answer's first connection URI, unredacted: only the `database_url` output holds it. */
-  connectionUri?: string;
 }
 
-/** An endpoint, its branch and its hosts: its own (`host`) and its computes' (compute groups). */
-export interface EndpointHosts {
-  id: string;
-  branchId: string;
-  host: string;
-  /** Each compute's `compute_host` and `compute_pooled_host`, as answered. */
-  computeHosts: string[];
+/** What the send loop's caller adds to the rules: what it says, and what it does between tries. */
+export interface SendOptions<T> {
+  /** What an answer taken holds; undefined when it lacks what is needed (sent again, as a fault). */
+  parse: (answer: Answer) => T | undefined;
+  /** The answer's error as messages say it (`errorText` by default). */
+  said?: (answer: Answer) => string;
+  /** Until when faults other than 429 are retried (epoch ms; the caller has another way). */
+  patience?: number;
+  /** After a 429 without `Retry-After`, wait what this job's share of the minute says (`MinuteShare`). */
+  sharing?: boolean;
+  retry?: RetryPolicy;
+  /** Before each send, with the time left: an error to end with instead (a deadline, the mutation floor). */
+  beforeSend?: (leftMs: number, tries: Tries) => Error | undefined;
+  onSend?: (tries: Tries) => void;
+  onRetry?: (tries: Tries, delayMs: number, answer: Answer | undefined) => void;
+  /** `await_lock`: true once the lock is released (sent again at once), false to back off as `retry`. */
+  awaitLock?: (answer: Answer, tries: Tries) => Promise<boolean>;
+  refused: (answer: Answer) => Error;
+  unconfirmed?: (why: string) => Error;
+  timedOut: (tries: Tries) => Error;
 }
 
-export type OperationsPage = { operations: Operation[]; cursor?: string };
-type Body = Record<string, unknown>;
+/** What the send loop ends with: the answer taken, the rule it met, what it holds. */
+type Sent<T> = { answer: Answer; rule: Extract<Rule, 'accept' | 'adopt' | 'gone'>; value: T };
+
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
-type Accept<T> = (body: Body) => T | undefined;
+type Accept<T> = (body: Record<string, unknown>) => T | undefined;
 
-/** Whether the API host has answered any request of this client (an HTTP status is an answer). */
-type HostContact =
-  { state: 'untried' } | { state: 'unanswered'; since: number } | { state: 'answered' };
+/** A host that never answered is tried this long from the first request; once it has, until the deadline. */
+const FIRST_CONTACT_MS = 30_000;
 
 export class NeonClient {
   private readonly requestTimeoutMs: number;
@@ -85,12 +110,13 @@ export class NeonClient {
   requests = 0;
   /** The service's clock, from the `Date` header of every answer: operations' timestamps are on it. */
   readonly serviceClock = new ServiceClock();
-  /** Answers with HTTP 429 so far: the wait slows down when this grows. */
+  /** Answers with HTTP 429 to the lookups so far: the wait slows down when this grows. */
   throttled = 0;
   /** This job's share of the account's minute, learned from every answer and 429 (the lock's looks keep to it). */
   readonly share: MinuteShare;
-  /** A host that never answered is tried 30 s from the first request; once it has, until the deadline. */
-  private contact: HostContact = { state: 'untried' };
+  /** When the first request was sent, until the API host answers one (an HTTP status is an answer). */
+  private unansweredSince?: number;
+  private answered = false;
 
   constructor(private readonly options: ClientOptions) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -124,7 +150,10 @@ export class NeonClient {
   ): Promise<OperationsPage> {
     const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
-    const accept: Accept<OperationsPage> = (body) => pageOf(body, 'operations', operationOf);
+    const accept: Accept<OperationsPage> = (body) => {
+      const list = listOf(body, 'operations', operationOf, 'cursor');
+      return list && { operations: list.items, ...(list.next && { cursor: list.next }) };
+    };
     return this.get(path, deadline, accept, ['project', missing], patience, sharing);
   }
 
@@ -135,76 +164,155 @@ export class NeonClient {
   listEndpoints(projectId: string, deadline: number): Promise<EndpointHosts[]> {
     const path = `/projects/${encodeURIComponent(projectId)}/endpoints`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
-    const accept: Accept<EndpointHosts[]> = (body) =>
-      pageOf(body, 'endpoints', endpointOf)?.endpoints;
+    const accept: Accept<EndpointHosts[]> = (body) => listOf(body, 'endpoints', endpointOf)?.items;
     return this.get(path, deadline, accept, ['project', missing]);
   }
 
-  /**
-   * Any GET of the API, its answer's JSON object as is (retried as every GET; a 404 names `notFound`).
-   * Not for an answer that holds secrets: those go through `sendOnce`, which masks them.
-   */
+  /** Any GET of the API, its answer's JSON object as is (retried as every GET; a 404 names `notFound`). */
   getJson(path: string, deadline: number, notFound?: string): Promise<Record<string, unknown>> {
     return this.get(path, deadline, (body) => body, [undefined, notFound]);
   }
 
-  listProjects(
+  async listProjects(
     page: { limit: number; org_id?: string },
     deadline: number
   ): Promise<{ projects: Project[] }> {
-    return this.get(`/projects?${query(page)}`, deadline, (body) =>
-      pageOf(body, 'projects', projectOf)
-    );
+    const accept: Accept<Project[]> = (body) => listOf(body, 'projects', projectOf)?.items;
+    return { projects: await this.get(`/projects?${query(page)}`, deadline, accept) };
   }
 
   /**
-   * Sends one request of the `request` input, once: the caller decides on retries (`request.ts`).
-   * Rejects with a `TransientError` without a status when no answer came (the request may have been
-   * applied). The body of the answer is parsed from its redacted text.
+   * The one exchange with the API: every request of the step, whatever its method, goes here and
+   * nowhere else. One timeout (the client's, cut to the time left), counted; the service's clock
+   * read from its `Date`; the answer's secrets masked before anything reads it, then its text
+   * redacted and parsed, its request id and `Retry-After` (an HTTP date on the service's clock)
+   * read. Rejects with a `TransientError` when no answer came (the request may have been applied).
    */
-  async sendOnce(
+  async exchange(
     method: RequestMethod,
     path: string,
     body: string | undefined,
-    timeoutMs: number
-  ): Promise<SentAnswer> {
+    leftMs: number
+  ): Promise<Answer> {
     const url = `${this.options.baseUrl}${path}`;
-    const timeout = AbortSignal.timeout(Math.min(timeoutMs, this.requestTimeoutMs));
+    const timeoutMs = Math.min(leftMs, this.requestTimeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
     const headers =
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     this.requests++;
     this.options.onRequest?.(method, path);
     const sentAt = this.clock.now();
-    const response = await this.transport
-      .send(method, url, headers, body, signal)
-      .catch((error: unknown) => {
-        if (this.options.signal?.aborted) throw new CancelledError();
-        const late = `no answer within ${formatDuration(Math.min(timeoutMs, this.requestTimeoutMs))}`;
-        throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
-      });
+    if (!this.answered) this.unansweredSince ??= sentAt;
+    const sending = this.transport.send(method, url, headers, body, signal);
+    const response = await sending.catch((error: unknown) => {
+      if (this.options.signal?.aborted) throw new CancelledError();
+      // Cut short by the deadline rather than by the per-request limit: say which.
+      const late =
+        timeoutMs < this.requestTimeoutMs
+          ? `no answer before the deadline (${formatDuration(timeoutMs)} were left)`
+          : `no answer within ${formatDuration(timeoutMs)}`;
+      throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
+    });
+    const now = this.clock.now();
+    this.answered = true;
+    if (response.status === 429) this.share.throttled(now);
+    else this.share.answer(now);
+    const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
     // A created branch's `created_at` is compared with when this was sent, on the service's clock.
-    this.serviceClock.observe([response.headers.date].flat()[0], sentAt, this.clock.now());
-    let raw: unknown;
+    this.serviceClock.observe(header('date'), sentAt, now);
+    let raw: unknown; // undefined: not JSON (an edge's HTML page, an empty body)
     try {
       raw = JSON.parse(response.text);
     } catch {
-      // Not JSON: `errorText` tells so.
+      // Told apart by `errorText` and the parsers.
     }
-    // Masked before anything reads the answer: every later text is redacted of them.
+    // Masked before anything reads the answer, and the text scrubbed: a key it echoes (in `action`,
+    // `error`, …) would no longer match once a label or a table had reshaped it.
     for (const secret of responseSecrets(raw)) this.maskSecret(secret);
     const text = redact(response.text);
-    const parsed: Body | undefined = raw === undefined ? undefined : Object(JSON.parse(text));
-    if (response.status === 429) this.share.throttled(this.clock.now());
-    else this.share.answer(this.clock.now());
-    const header = [response.headers['retry-after']].flat()[0];
+    const unchanged = text === response.text;
+    // Any other JSON (null, a number) has none of the fields read.
+    const parsed: Answer['body'] =
+      raw === undefined ? undefined : Object(unchanged ? raw : JSON.parse(text));
+    // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
+    const bodyId = typeof parsed?.request_id === 'string' ? parsed.request_id : undefined;
+    // An unreadable Location header is still a redirect not to follow.
+    const location = header('location') ?? '';
     return {
       status: response.status,
       body: parsed,
       errorText: describeHttpError(response.status, parsed, text),
-      retryAfterMs: retryAfter(header, this.clock.now()),
+      requestId: header('x-neon-ret-request-id') ?? header('x-request-id') ?? bodyId,
+      retryAfterMs: retryAfter(header('retry-after'), this.serviceClock.toService(now)),
+      redirectedTo: URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere',
       connectionUri: firstConnectionUri(raw)
     };
+  }
+
+  /**
+   * The one send loop: sends `request` until its row of rules (`answer-rules.ts`) accepts an
+   * answer or ends the step, never past `deadline` (epoch ms), nor past `patience` but for 429s (a
+   * throttled caller waits its turn whatever it asks). No answer is sent again only when the row
+   * says `resend`, and a host that never answered is given up `FIRST_CONTACT_MS` from the first
+   * request. `options` words what happens, and adds what the caller needs between tries.
+   */
+  async send<T>(request: ApiRequest, deadline: number, options: SendOptions<T>): Promise<Sent<T>> {
+    const { retry = this.retry, patience = deadline, said = (a) => a.errorText } = options;
+    const { signal } = this.options;
+    const tries: Tries = { attempts: 0 };
+    for (let backoff = 0; ;) {
+      if (signal?.aborted) throw new CancelledError();
+      const now = this.clock.now();
+      if (now >= deadline) throw options.timedOut(tries);
+      const early = options.beforeSend?.(deadline - now, tries);
+      if (early) throw early;
+      tries.attempts++;
+      tries.firstAt ??= now;
+      tries.lastAt = now;
+      options.onSend?.(tries);
+      let answer: Answer | undefined;
+      try {
+        answer = await this.exchange(request.method, request.path, request.body, deadline - now);
+      } catch (error) {
+        if (!(error instanceof TransientError)) throw error;
+        if (ruleFor(request.rules, undefined) === 'unconfirmed' && options.unconfirmed)
+          throw options.unconfirmed(error.message);
+        [tries.lastError, tries.retryAfterMs] = [error.message, undefined];
+      }
+      const rule = ruleFor(request.rules, answer?.status);
+      if (answer) {
+        [tries.lastError, tries.retryAfterMs] = [said(answer), answer.retryAfterMs];
+        if (rule === 'accept' || rule === 'adopt' || rule === 'gone') {
+          const value = options.parse(answer);
+          if (value !== undefined) return { answer, rule, value };
+          const why = answer.body ? 'without the expected fields' : 'with a body that is not JSON';
+          tries.lastError = `HTTP ${answer.status} ${why}`;
+        } else if (rule === 'refuse' || rule === 'unconfirmed') throw options.refused(answer);
+        else if (
+          rule === 'await_lock' &&
+          options.awaitLock &&
+          (await options.awaitLock(answer, tries))
+        )
+          continue;
+      }
+      const status = answer?.status;
+      const left = (status === 429 ? deadline : Math.min(deadline, patience)) - this.clock.now();
+      // A caller sharing the minute waits what its share says after a 429 (one 429 a job while the
+      // account's minute is full), others the backoff.
+      const delayMs =
+        status === 429 && tries.retryAfterMs === undefined && options.sharing
+          ? this.shareDelay(left)
+          : retry.delay(backoff++, left, tries.retryAfterMs, status === 429);
+      if (delayMs === undefined) throw options.timedOut(tries);
+      const since = this.answered ? undefined : this.unansweredSince;
+      if (since !== undefined && this.clock.now() + delayMs - since > FIRST_CONTACT_MS) {
+        const { host } = new URL(this.options.baseUrl);
+        throw new ApiError(`The API host ${host} never answered (${tries.lastError}).`, 0);
+      }
+      options.onRetry?.(tries, delayMs, answer);
+      await this.clock.sleep(delayMs, signal);
+    }
   }
 
   /**
@@ -223,10 +331,7 @@ export class NeonClient {
     if (!this.options.transport) await this.transport.close();
   }
 
-  /**
-   * GET with retries on transient faults, never past `deadline` (epoch ms), nor past `patience` but
-   * for 429s (a throttled caller waits its turn whatever it asks); a 404 says what was not found.
-   */
+  /** A lookup: a GET by the `lookup` row, its answer read by `accept`; a 404 says what was not found. */
   private async get<T>(
     path: string,
     deadline: number,
@@ -235,42 +340,21 @@ export class NeonClient {
     patience = deadline,
     sharing = false
   ): Promise<T> {
-    let lastError: string | undefined;
-    let lastTryAt: number | undefined;
-    let firstTryAt: number | undefined;
-    for (let attempt = 0; ; attempt++) {
-      if (this.options.signal?.aborted) throw new CancelledError();
-      const now = this.clock.now();
-      if (now >= deadline) throw new DeadlineError(lastError, lastTryAt, undefined, firstTryAt);
-      lastTryAt = now;
-      firstTryAt ??= now;
-      if (this.contact.state === 'untried') this.contact = { state: 'unanswered', since: now };
-      try {
-        return await this.once(path, Math.min(this.requestTimeoutMs, deadline - now), accept);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404 && notFound)
-          throw new ApiError(`${notFound} (${error.message}).`, 404, error.requestId, missing);
-        if (!(error instanceof TransientError)) throw error;
-        const { message, retryAfterMs, status } = error;
-        lastError = message;
-        if (status === 429) this.throttled++;
-        const left = (status === 429 ? deadline : Math.min(deadline, patience)) - this.clock.now();
-        // A caller sharing the minute waits what its share says after a 429 (one 429 a job while the
-        // account's minute is full), others the backoff.
-        const delayMs =
-          status === 429 && retryAfterMs === undefined && sharing
-            ? this.shareDelay(left)
-            : this.retry.delay(attempt, left, retryAfterMs, status === 429);
-        if (delayMs === undefined)
-          throw new DeadlineError(lastError, lastTryAt, retryAfterMs, firstTryAt);
-        const { host } = new URL(this.options.baseUrl);
-        const { contact } = this;
-        if (contact.state === 'unanswered' && this.clock.now() + delayMs - contact.since > 30_000)
-          throw new ApiError(`The API host ${host} never answered (${message}).`, 0);
-        this.options.onRetry?.({ path, attempt: attempt + 1, error: message, delayMs });
-        await this.clock.sleep(delayMs, this.options.signal);
-      }
-    }
+    const sent = await this.send({ method: 'GET', path, rules: LOOKUP_RULES }, deadline, {
+      parse: (answer) => (answer.body ? accept(answer.body) : undefined),
+      said: (answer) => `${answer.errorText}${ref(answer)}`,
+      patience,
+      sharing,
+      onRetry: (tries, delayMs, answer) => {
+        if (answer?.status === 429) this.throttled++;
+        const error = tries.lastError ?? '';
+        this.options.onRetry?.({ path, attempt: tries.attempts, error, delayMs });
+      },
+      refused: (answer) => lookupError(answer, missing, notFound),
+      timedOut: (tries) =>
+        new DeadlineError(tries.lastError, tries.lastAt, tries.retryAfterMs, tries.firstAt)
+    });
+    return sent.value;
   }
 
   /** What the share asks after a 429, or undefined when that passes the last try before the deadline. */
@@ -278,139 +362,34 @@ export class NeonClient {
     const wait = Math.max(MIN_GAP_MS, this.share.waitMs(this.clock.now()));
     return wait <= leftMs - LAST_TRY_LEAD_MS ? wait : undefined;
   }
-
-  private async once<T>(path: string, timeoutMs: number, accept: Accept<T>): Promise<T> {
-    const url = `${this.options.baseUrl}${path}`;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
-    this.requests++;
-    this.options.onRequest?.('GET', path);
-    const sentAt = this.clock.now();
-    const response = await this.transport.get(url, this.headers, signal).catch((error: unknown) => {
-      if (this.options.signal?.aborted) throw new CancelledError();
-      // Cut short by the deadline rather than by the per-request limit: say which.
-      const late =
-        timeoutMs < this.requestTimeoutMs
-          ? `no answer before the deadline (${formatDuration(timeoutMs)} were left)`
-          : `no answer within ${formatDuration(timeoutMs)}`;
-      throw new TransientError(timeout.aborted ? late : describeNetworkError(error));
-    });
-
-    this.contact = { state: 'answered' };
-    if (response.status === 429) this.share.throttled(this.clock.now());
-    else this.share.answer(this.clock.now());
-    const header = (name: string): string | undefined => [response.headers[name]].flat()[0];
-    this.serviceClock.observe(header('date'), sentAt, this.clock.now());
-    // The API's text is scrubbed before anything reads it: a key it echoes (in `action`, `error`,
-    // `branch_id`, …) would no longer match once a label or a table had reshaped it.
-    const { status } = response;
-    const text = redact(response.text);
-    let body: Body | undefined; // undefined: not JSON (an edge's HTML page, an empty body)
-    try {
-      body = Object(JSON.parse(text)); // any other JSON (null, a number) has none of the fields read
-    } catch {
-      // Told apart below.
-    }
-    // Real answers carry the id in X-Neon-Ret-Request-Id; the spec's error body has a request_id.
-    const bodyId = typeof body?.request_id === 'string' ? body.request_id : undefined;
-    const requestId = header('x-neon-ret-request-id') ?? header('x-request-id') ?? bodyId;
-    const ref = requestId ? ` (request_id ${requestId})` : '';
-
-    if (status >= 200 && status < 300) {
-      const value = body && accept(body);
-      if (value !== undefined) return value;
-      const why = body ? 'without the expected fields' : 'with a body that is not JSON';
-      throw new TransientError(`HTTP ${status} ${why}`);
-    }
-    const errorText = `${describeHttpError(status, body, text)}${ref}`;
-    if (isRetryableStatus(status))
-      // An HTTP-date Retry-After is on the service's clock.
-      throw new TransientError(
-        errorText,
-        retryAfter(header('retry-after'), this.serviceClock.toService(this.clock.now())),
-        status
-      );
-    // An unreadable Location header is still a redirect not to follow.
-    const location = header('location') ?? '';
-    const where = URL.canParse(location, url) ? new URL(location, url).host : 'elsewhere';
-    const message =
-      status === 401
-        ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref}.`
-        : status >= 300 && status < 400
-          ? `HTTP ${status}: the API redirected to ${where}; redirects are not followed, so that the ` +
-            'API key is sent only to the API host.'
-          : errorText;
-    throw new ApiError(message, status, requestId);
-  }
 }
+
+/** A lookup refused: the key (401), a redirect not followed, what a 404 did not find, or the API's error. */
+function lookupError(answer: Answer, missing: ApiError['missing'], notFound?: string): ApiError {
+  const { status, requestId } = answer;
+  const said = `${answer.errorText}${ref(answer)}`;
+  if (status === 404 && notFound)
+    return new ApiError(`${notFound} (${said}).`, 404, requestId, missing);
+  const message =
+    status === 401
+      ? `The API refused the key (HTTP 401): it is missing, invalid or revoked${ref(answer)}.`
+      : status >= 300 && status < 400
+        ? `HTTP ${status}: the API redirected to ${answer.redirectedTo}; redirects are not followed, so that the ` +
+          'API key is sent only to the API host.'
+        : said;
+  return new ApiError(message, status, requestId);
+}
+
+/** ` (request_id …)`: how a message names the request the service answered (none when it gave no id). */
+const ref = ({ requestId }: Answer) => (requestId ? ` (request_id ${requestId})` : '');
 
 const query = (params: Record<string, string | number | undefined>) =>
   new URLSearchParams(
     Object.entries(params).flatMap(([k, v]): [string, string][] => (v ? [[k, String(v)]] : []))
   );
 
-/** A List answer: every item readable (else undefined: an unreadable answer) and the next cursor. */
-function pageOf<K extends string, T>(body: Body, key: K, item: (value: unknown) => T | undefined) {
-  const { [key]: list, pagination } = body as Record<string, { cursor?: unknown } | undefined>;
-  const items = Array.isArray(list) ? list.map(item) : [undefined];
-  if (items.includes(undefined)) return undefined;
-  const cursor = pagination?.cursor;
-  return { [key]: items, ...(typeof cursor === 'string' && cursor && { cursor }) } as {
-    [key in K]: T[];
-  } & { cursor?: string };
-}
-
-/**
- * An id the API sent goes on to outputs, URLs and the summary, where a later step may put it in a
- * shell line: it must be an id. One that is not makes the answer untrustworthy: an API error.
- */
-function checkId(what: string, value: unknown, pattern: RegExp): void {
-  if (typeof value === 'string' && pattern.test(value)) return;
-  const shown = oneLine(JSON.stringify(value) ?? String(value), 80);
-  throw new ApiError(
-    `The API answered with a ${what} that is not a valid id (${shown}); it is not passed on.`,
-    200
-  );
-}
-
-/** An operation, the ids the action names checked; other fields are data passed on as written. */
-function operationOf(value: unknown): Operation | undefined {
-  if (!isOperation(value)) return undefined;
-  const op = normalizeOperation(value);
-  checkId('operation id', op.id, UUID);
-  checkId('operation "project_id"', op.project_id, RESOURCE_ID);
-  return op;
-}
-
-function endpointOf(value: unknown): EndpointHosts | undefined {
-  const fields = fieldsOf(value);
-  const [id, branchId, host] = ['id', 'branch_id', 'host'].map((key) => textOf(fields, key));
-  if (id === undefined || branchId === undefined || host === undefined) return undefined;
-  checkId('endpoint id', id, RESOURCE_ID);
-  checkId('endpoint "branch_id"', branchId, RESOURCE_ID);
-  return { id, branchId, host, computeHosts: computeHostsOf(fields.get('group')) };
-}
-
-/** The hosts of a compute group's computes; an endpoint without a group (older answers) has none. */
-function computeHostsOf(group: unknown): string[] {
-  const computes = fieldsOf(group).get('computes');
-  if (!Array.isArray(computes)) return [];
-  return computes.flatMap((compute: unknown) => {
-    const fields = fieldsOf(compute);
-    const hosts = [textOf(fields, 'compute_host'), textOf(fields, 'compute_pooled_host')];
-    return hosts.filter((host): host is string => host !== undefined && host !== '');
-  });
-}
-
-function projectOf(value: unknown): Project | undefined {
-  const id = (value as Project | undefined)?.id;
-  if (typeof id !== 'string') return undefined;
-  checkId('project id', id, RESOURCE_ID);
-  return value as Project;
-}
-
 /** `HTTP 503: CODE: message` from the API's error body (`code` when it sets one), or what the body was. */
-function describeHttpError(status: number, body: Body | undefined, text: string): string {
+function describeHttpError(status: number, body: Answer['body'], text: string): string {
   const { code, message } = body ?? {};
   const apiMessage = typeof message === 'string' ? oneLine(message, 1000) : undefined;
   const tag = typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;

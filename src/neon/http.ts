@@ -6,9 +6,8 @@ export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 type Answer = { status: number; headers: Dispatcher.ResponseData['headers']; text: string };
 
-/** One GET, or one request with a method and a body. Never follows redirects; rejects on network errors and when the signal aborts. */
+/** One request, with a method and a body. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
-  get(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Answer>;
   send(
     method: RequestMethod,
     url: string,
@@ -65,7 +64,6 @@ export function createTransport({
     return { status: response.statusCode, headers: response.headers, text };
   };
   return {
-    get: (url, headers, signal) => send('GET', url, headers, undefined, signal),
     send,
     close: async () => void (await Promise.all([direct.close(), proxy?.close()]))
   };

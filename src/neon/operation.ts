@@ -42,13 +42,6 @@ export type AwaitedOperation = Operation | UnseenOperation;
 /** Whether the API has described the operation (every operation it answered with has a status). */
 export const isSeen = (op: AwaitedOperation): op is Operation => op.status !== undefined;
 
-export interface Project {
-  id: string;
-  name?: string;
-  org_id?: string;
-  [field: string]: unknown;
-}
-
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The API's pattern for project, branch and endpoint ids. */
 export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;

@@ -1,5 +1,6 @@
-import type { NeonClient, OperationsPage } from './client.js';
+import type { NeonClient } from './client.js';
 import type { Operation } from './operation.js';
+import type { OperationsPage } from './resources.js';
 
 /** Operations asked for per List request while following a few: small, quick answers. */
 export const PAGE_SIZE = 100;
@@ -38,18 +39,25 @@ interface PagingOptions {
   bound?: { reached: boolean };
 }
 
+/** One page of a list as read: its items, the next page's cursor, and the limit it was asked with. */
+export interface Page<T> {
+  items: T[];
+  next?: string;
+  limit: number;
+}
+
 /**
- * The project's operations, newest first, page after page, each operation once. The service returns
- * a cursor even on its last page, so paging stops on a page shorter than asked, a missing or
- * unchanged cursor, a page that adds nothing new (a cursor that loops, pages that overlap), and
- * after `maxPages` requests. The consumer may stop early (`break`).
+ * Every page of a list, each item once, newest first: the one pager of the API's lists. The
+ * service returns a cursor even on its last page, so paging stops on a page shorter than asked, a
+ * missing or unchanged cursor, a page that adds nothing new (a cursor that loops, pages that
+ * overlap), and after `maxPages` requests (`bound.reached` then says so). The consumer may stop
+ * early (`break`).
  */
-export async function* operationPages(
-  client: NeonClient,
-  projectId: string,
-  options: PagingOptions
-): AsyncGenerator<Operation[]> {
-  const { limit, deadline, patience, maxPages, bound } = options;
+export async function* pages<T extends { id: string }>(
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  options: { maxPages: number; first?: Page<T>; bound?: { reached: boolean } }
+): AsyncGenerator<T[]> {
+  const { maxPages, bound } = options;
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let requests = 0, page = options.first; ; page = undefined) {
@@ -57,17 +65,36 @@ export async function* operationPages(
       if (bound) bound.reached = true;
       return;
     }
-    const asked = typeof limit === 'function' ? limit() : limit;
-    page ??= {
-      ...(await client.listOperations(projectId, { limit: asked, cursor }, deadline, patience)),
-      limit: asked
-    };
-    options.onPage?.(page);
-    const fresh = page.operations.filter((op) => !seen.has(op.id));
+    page ??= await fetchPage(cursor);
+    const fresh = page.items.filter((item) => !seen.has(item.id));
     if (fresh.length === 0) return;
-    for (const op of fresh) seen.add(op.id);
+    for (const item of fresh) seen.add(item.id);
     yield fresh;
-    if (page.operations.length < page.limit || !page.cursor || page.cursor === cursor) return;
-    cursor = page.cursor;
+    if (page.items.length < page.limit || !page.next || page.next === cursor) return;
+    cursor = page.next;
   }
+}
+
+/** The project's operations, newest first, page after page (`pages`), by `List operations`. */
+export function operationPages(
+  client: NeonClient,
+  projectId: string,
+  options: PagingOptions
+): AsyncGenerator<Operation[]> {
+  const { limit, deadline, patience, first } = options;
+  const asPage = (page: FetchedPage): Page<Operation> => {
+    options.onPage?.(page);
+    return { items: page.operations, next: page.cursor, limit: page.limit };
+  };
+  const fetchPage = async (cursor: string | undefined) => {
+    const asked = typeof limit === 'function' ? limit() : limit;
+    const page = await client.listOperations(
+      projectId,
+      { limit: asked, cursor },
+      deadline,
+      patience
+    );
+    return asPage({ ...page, limit: asked });
+  };
+  return pages(fetchPage, { ...options, first: first && asPage(first) });
 }

@@ -3,10 +3,6 @@ export const LAST_TRY_LEAD_MS = 300;
 /** Two tries are never closer than this: a last one that would be is skipped. */
 export const MIN_GAP_MS = 250;
 
-/** Statuses that a later identical GET may well answer: locked, throttled, and the 5xx family. */
-export const isRetryableStatus = (status: number): boolean =>
-  status === 423 || status === 429 || (status >= 500 && status < 600);
-
 export interface RetryPolicyOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;

@@ -1,25 +1,14 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { ApiError, DeadlineError, TransientError, UnconfirmedError } from '../util/errors.js';
-import type { NeonClient } from './client.js';
+import { ApiError, DeadlineError, UnconfirmedError } from '../util/errors.js';
+import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
-import { type Rule, ruleFor, type Rules } from './answer-rules.js';
+import { type Rule } from './answer-rules.js';
 import { LAST_TRY_LEAD_MS, MIN_GAP_MS, RetryPolicy } from './retry.js';
 import { withoutSecrets } from './secrets.js';
-
-/** A request as sent: its path is filled in and relative to the API base; `rules` is its row. */
-export interface ApiRequest {
-  method: RequestMethod;
-  path: string;
-  /** JSON text, sent as given. */
-  body?: string;
-  rules: Rules;
-  /** The action of the first operation it starts (a typed kind says it): its history says how long it takes. */
-  action?: string;
-}
 
 /** What happened to the request: the answer accepted, and what it cost to get it. */
 export interface RequestOutcome {
@@ -162,13 +151,13 @@ function notSent(
 }
 
 /**
- * Sends the request, each answer handled as its kind's row of `REQUEST_RULES` says. The OpenAPI
- * document's GeneralError: 423 Locked and 503 are "safe to retry", 429 is paced as every request is;
- * a mutation that got no answer "may have been applied" and is sent again only when its kind makes it
- * idempotent (a create by name, a deletion), else never (`UnconfirmedError`). While 423 answers, the
- * project's list says which operations hold the lock: the request goes again once none runs (with
- * jitter, so that jobs waiting on one lock do not all come back at once), and at a bounded backoff
- * when the list shows none (the lock may be elsewhere).
+ * Sends the request through the client's one send loop, each answer handled as its row of
+ * `REQUEST_RULES` says. The OpenAPI document's GeneralError: 423 Locked and 503 are "safe to retry",
+ * 429 is paced as every request is; a mutation that got no answer "may have been applied" and is
+ * sent again only when its kind makes it idempotent (a create by name, a deletion), else never
+ * (`UnconfirmedError`). While 423 answers, the project's list says which operations hold the lock:
+ * the request goes again once none runs (with jitter, so that jobs waiting on one lock do not all
+ * come back at once), and at a bounded backoff when the list shows none (the lock may be elsewhere).
  */
 export async function sendRequest(
   request: ApiRequest,
@@ -176,77 +165,61 @@ export async function sendRequest(
   deps: RequestDeps
 ): Promise<RequestOutcome> {
   const { client, projectId, clock = systemClock, random = Math.random } = deps;
-  const retry = new RetryPolicy({ random });
-  const { method, path, body } = request;
+  const { method, path } = request;
   const outcome: RequestOutcome = { method, path, attempts: 0, lockedMs: 0, holders: [] };
   const named = `${method} ${path}`;
   let lockedSince: number | undefined;
-  let lastError: string | undefined;
   const lock = new LockWatch(client, projectId);
-  for (let backoff = 0; ;) {
-    const now = clock.now();
-    if (lockedSince !== undefined) outcome.lockedMs = now - lockedSince;
-    if (deadline - now < LAST_TRY_LEAD_MS) throw deadlineError(outcome, lastError);
-    const short = notSent(request, deadline - now, lock, deps);
-    if (short) throw short;
-    outcome.attempts++;
-    deps.onProgress?.(outcome);
-    let answer;
-    try {
-      answer = await client.sendOnce(method, path, body, deadline - now);
-    } catch (error) {
-      if (!(error instanceof TransientError)) throw error;
-      if (ruleFor(request.rules, undefined) === 'unconfirmed')
-        throw unconfirmed(named, error.message);
-      lastError = error.message;
-      outcome.unansweredAt ??= now;
-      deps.log(`${named}: ${error.message}; safe to send again (attempt ${outcome.attempts}).`);
-      await pause(retry.delay(backoff++, deadline - clock.now()), outcome, lastError, deps);
-      continue;
-    }
-    const { status, errorText } = answer;
-    const rule = ruleFor(request.rules, status);
-    if (rule === 'accept' || rule === 'adopt' || rule === 'gone') {
+  const timedOut = (tries: Tries) => deadlineError(outcome, tries.lastError);
+  const sent = await client.send(request, deadline, {
+    parse: (answer) => answer,
+    retry: new RetryPolicy({ random }),
+    beforeSend: (leftMs, tries) => {
       if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
-      if (rule !== 'accept') return { ...outcome, status, ended: rule };
-      const response = withoutSecrets(answer.body);
-      return { ...outcome, status, ended: rule, response, databaseUrl: answer.connectionUri };
-    }
-    lastError = errorText;
-    if (rule === 'await_lock') {
-      lockedSince ??= now;
+      if (leftMs < LAST_TRY_LEAD_MS) return timedOut(tries);
+      return notSent(request, leftMs, lock, deps);
+    },
+    onSend: (tries) => {
+      outcome.attempts = tries.attempts;
+      deps.onProgress?.(outcome);
+    },
+    onRetry: (tries, _delayMs, answer) => {
+      if (!answer) outcome.unansweredAt ??= tries.lastAt;
+      const again = answer ? 'trying again' : 'safe to send again';
+      if (answer?.status !== 423)
+        deps.log(`${named}: ${tries.lastError}; ${again} (attempt ${tries.attempts}).`);
+    },
+    awaitLock: async (_answer, tries) => {
+      lockedSince ??= tries.lastAt ?? clock.now(); // locked since the send the 423 answered
       const held = await lock.holders(deadline);
       const holders = held.map(holderName);
       for (const name of holders) if (!outcome.holders.includes(name)) outcome.holders.push(name);
       deps.onProgress?.(outcome); // the progress line names the holders while the lock lasts
       const since = formatDuration(clock.now() - lockedSince);
-      if (holders.length > 0) {
-        deps.log(
-          `${named}: locked by ${holders.join(', ')} (attempt ${outcome.attempts}, locked ${since}).`
-        );
-        await untilReleased(deps, deadline, lockedSince, outcome, lock, held);
-        continue;
+      const at = `attempt ${tries.attempts}, locked ${since}`;
+      if (holders.length === 0) {
+        deps.log(`${named}: HTTP 423 Locked, no operation in progress in the list (${at}).`);
+        return false;
       }
-      deps.log(
-        `${named}: HTTP 423 Locked, no operation in progress in the list (attempt ${outcome.attempts}, locked ${since}).`
-      );
-      await pause(retry.delay(backoff++, deadline - clock.now()), outcome, errorText, deps);
-      continue;
-    }
-    if (rule === 'retry') {
-      const delay = retry.delay(
-        backoff++,
-        deadline - clock.now(),
-        answer.retryAfterMs,
-        status === 429
-      );
-      deps.log(`${named}: ${errorText}; trying again (attempt ${outcome.attempts}).`);
-      await pause(delay, outcome, errorText, deps);
-      continue;
-    }
+      deps.log(`${named}: locked by ${holders.join(', ')} (${at}).`);
+      await untilReleased(deps, deadline, lockedSince, outcome, lock, held);
+      return true;
+    },
     // The body is never echoed: it may hold what the user did not mean to show.
-    throw new ApiError(`The request ${named} was refused: ${errorText}.`, status);
-  }
+    refused: (answer) =>
+      new ApiError(`The request ${named} was refused: ${answer.errorText}.`, answer.status),
+    unconfirmed: (why) =>
+      new UnconfirmedError(
+        `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ` +
+          "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again."
+      ),
+    timedOut
+  });
+  const { answer, rule } = sent;
+  if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
+  const done = { ...outcome, status: answer.status, ended: rule };
+  if (rule !== 'accept') return done;
+  return { ...done, response: withoutSecrets(answer.body), databaseUrl: answer.connectionUri };
 }
 
 /**
@@ -281,27 +254,10 @@ async function untilReleased(
   }
 }
 
-async function pause(
-  delay: number | undefined,
-  outcome: RequestOutcome,
-  lastError: string,
-  deps: RequestDeps
-): Promise<void> {
-  if (delay === undefined) throw deadlineError(outcome, lastError);
-  await (deps.clock ?? systemClock).sleep(delay, deps.signal);
-}
-
 function deadlineError(outcome: RequestOutcome, lastError?: string): DeadlineError {
   const held = outcome.holders.length
     ? `; the project was locked by ${outcome.holders.join(', ')}`
     : '';
   const what = `${outcome.method} ${outcome.path} not accepted after ${outcome.attempts} attempt(s)${held}`;
   return new DeadlineError(`${what} (last answer: ${lastError ?? 'none'})`);
-}
-
-function unconfirmed(named: string, why: string): UnconfirmedError {
-  return new UnconfirmedError(
-    `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ` +
-      "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again."
-  );
 }

@@ -142,7 +142,7 @@ function requestLine(request: RequestOutcome): string {
  * `Reused`, `Deleted`, `already gone` (`BRANCH_WORDS`): what a branch kind did, and the lock it met.
  */
 function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
-  const named = `${code(branch.name)} (${code(branch.id)})`;
+  const named = code(branch.name) + (branch.id ? ` (${code(branch.id)})` : '');
   const from = branch.parentName ?? branch.parentId;
   const words = BRANCH_WORDS[branch.outcome];
   const what = `${words.summary(named)}${words.fromParent && from ? ` from ${code(from)}` : ''}`;

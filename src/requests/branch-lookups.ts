@@ -1,6 +1,6 @@
+import type { Branch } from '../neon/resources.js';
 import {
   type AnsweredConnection,
-  type Branch,
   databaseOf,
   defaultBranch,
   findBranch
@@ -70,7 +70,9 @@ export async function connectionOf(
         .databaseUrl;
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      deps.warn(`No connection URL for branch ${branchId} (${error.message})`);
+      deps.warn(
+        `No ${pooled ? 'pooled ' : ''}connection URL for branch ${branchId} (${error.message})`
+      );
       return undefined;
     }
   };

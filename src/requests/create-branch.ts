@@ -1,6 +1,7 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
-import { type Branch, branchOf, connectionOfAnswer, findBranch } from '../neon/branches.js';
+import { connectionOfAnswer, findBranch } from '../neon/branches.js';
+import { type Branch, branchOf } from '../neon/resources.js';
 import { sendRequest } from '../neon/send.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
 import type { InputName } from '../inputs.js';
@@ -34,7 +35,7 @@ export interface CreateBranchKind {
 /** The name makes the create idempotent: sent again, it can only create the branch or answer 409. */
 // prettier-ignore
 const RULES = {
-  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
+  create_branch: { accepted: 'accept', conflict: 'adopt',  not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
 } as const satisfies Record<string, Rules>;
 
 export const createBranch: RequestKindModule<CreateBranchKind> = {

@@ -24,7 +24,7 @@ export interface DeleteBranchKind {
 /** A deletion sent again deletes the branch or answers 404 (already gone): either is what was asked. */
 // prettier-ignore
 const RULES = {
-  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
+  delete_branch: { accepted: 'accept', conflict: 'refuse', not_found: 'gone',   locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' }
 } as const satisfies Record<string, Rules>;
 
 export const deleteBranch: RequestKindModule<DeleteBranchKind> = {
@@ -50,19 +50,20 @@ async function perform(
   const { client, projectId } = deps;
   const found = await findBranch(client, projectId, kind.branch, deadline);
   const pathOf = (id: string) => `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
-  const gone = (id: string): Performed => {
+  // A name found nowhere has no id: `branch_id` stays empty, never the name.
+  const gone = (id?: string): Performed => {
     deps.log(`Branch ${kind.branch} is already gone: nothing to delete.`);
     const branch: BranchOutcome = { id, name: found?.name ?? kind.branch, outcome: 'gone' };
     const outcome: RequestOutcome = {
       method: 'DELETE',
-      path: pathOf(id),
+      path: pathOf(id ?? kind.branch),
       attempts: 0,
       lockedMs: 0,
       holders: []
     };
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
-  if (!found) return gone(kind.branch);
+  if (!found) return gone();
   const refused = found.default
     ? "the project's default branch"
     : found.protected

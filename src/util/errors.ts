@@ -32,7 +32,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly requestId?: string,
     /** What a 404 did not find: the inputs to check differ. */
-    readonly missing?: 'operation' | 'project'
+    readonly missing?: 'operation' | 'project' | 'branch' | 'endpoint'
   ) {
     super(message);
   }

@@ -74,6 +74,8 @@ function withHint(error: ApiError, named: Naming): string {
   const { status, missing } = error;
   const inputs = status === 401 ? ['api_key'] : status >= 300 && status < 400 ? ['api_host'] : [];
   if (missing === 'operation') inputs.push('operation_id', 'operations');
+  if (missing === 'branch') inputs.push('branch_id');
+  if (missing === 'endpoint') inputs.push('endpoint_id');
   if (missing) inputs.push('project_id');
   const names = inputs.map(named);
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];

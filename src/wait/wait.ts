@@ -11,6 +11,7 @@ import type { WaitSettings } from './wait-settings.js';
 import { resolveProjectId } from './project-id.js';
 import { kindFor, type WaitKind } from './mode.js';
 import { modeFor } from './modes/index.js';
+import { confirmPlace } from './place.js';
 import { learnHistory, nextCheckIn, type Survival } from './history.js';
 import { ladder, ladderAt, Pace, pollDelay } from './schedule.js';
 import { isInProgress } from '../neon/operation-status.js';
@@ -109,6 +110,10 @@ export async function waitFor(
   try {
     const resolved = await resolveProjectId(client, settings, deadline);
     projectId = resolved;
+    // A place given as such: not the branch a request just found (a step start is given then),
+    // nor in the post step (the main step checked it).
+    if (kind !== 'operations' && stepStartedAt === undefined && !settings.jobMark)
+      await confirmPlace(client, resolved, settings, deadline);
     if (settings.watchJob && !settings.jobMark) {
       deps.onJobMark?.(await markJobStart(client, resolved, deadline, clock));
       if (settings.operationIds.length === 0) {
