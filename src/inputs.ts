@@ -60,7 +60,7 @@ const INPUT_ROWS = {
   parent: { type: 'text', default: '', description: "With create_branch: the parent's name or id. Default: the default branch.", arg: 'NAME_OR_ID', group: 'request' },
   expires_in: { type: 'duration', default: '', description: 'With create_branch: delete it this long after, 10m to 8760h, e.g. 7d. Default: never.', arg: 'DURATION', min: 600_000, max: 365 * 24 * H, group: 'request' },
   role_name: { type: 'text', default: '', description: 'With create_branch: the role of the URLs. Default: the database owner.', arg: 'NAME', group: 'request' },
-  database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs. Default: the branch's first.", arg: 'NAME', group: 'request' },
+  database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs (and of compare_schema). Default: the branch's first.", arg: 'NAME', group: 'request' },
   wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status', group: 'target' },
   timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H, group: 'deadline', short: 't' }, // a hosted job's longest run
   interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h (sooner where the project's history expects the end). Default `5s`.", arg: 'DURATION', min: 1000, max: H, group: 'deadline', short: 'i' },
@@ -74,6 +74,8 @@ const INPUT_ROWS = {
   comment_tag: { type: 'text', default: '', description: 'Keeps the comments of several uses apart (letters, digits, spaces, . _ : / @ + -). Default none.', only: 'action' },
   watch_job: { type: 'bool', default: 'false', description: '`true`: a post step waits for every operation the job started; one that failed fails the job. Default `false`.', only: 'action' },
   database_url: { type: 'text', default: '', description: "After the wait, SELECT 1 on this PostgreSQL URL (`response`: the new branch's) until it answers. Masked. Default none.", arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)', group: 'database' },
+  compare_schema: { type: 'bool', default: 'false', description: "`true` reviews the branch's schema against its parent's in the summary and the PR comment. Default `false`.", help: "compare the branch's schema with its parent's (the review goes to --summary-file)", group: 'database' },
+  fail_on_destructive: { type: 'bool', default: 'false', description: '`true` fails the step on a destructive schema change (or a review not taken). Default `false`.', help: 'fail (exit 1) on a destructive schema change', group: 'database' },
   github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", only: 'action' },
   database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH', group: 'database' },
   database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME', group: 'database' },

@@ -40,7 +40,8 @@ const RULES = {
 
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
-  own: ['parent', 'expires_in', 'role_name', 'database_name'],
+  // `database_name` is compare_schema's too: settings.ts refuses it when neither is asked.
+  own: ['parent', 'expires_in', 'role_name'],
   rules: RULES,
   connects: true,
   read(input) {
@@ -59,7 +60,7 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
 };
 
 /** A PostgreSQL role or database name: 1 to 63 characters, no control character. */
-function identifier(field: Field): string {
+export function identifier(field: Field): string {
   if (field.value.length <= 63 && !/\p{Cc}/u.test(field.value)) return field.value;
   throw invalid(
     field,
