@@ -12,6 +12,7 @@ export const input = (name: string): string => core.getInput(name, { trimWhitesp
 
 /** The main step; with `watch_job` it leaves the mark, its verdict and what to review for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
+  state.startStep();
   const report = await runAction(signal);
   state.saveMainEnding(report);
   state.saveSchemaTarget(report);
