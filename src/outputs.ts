@@ -2,6 +2,7 @@ import { awaitedOperations, checkFacts, type Report, timedOut } from './report/m
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
 import { BRANCH_WORDS } from './report/branch-words.js';
+import { sweepEntriesOf, sweptOf } from './report/sweep-words.js';
 
 /** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
 interface Output {
@@ -54,6 +55,10 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'branch_id', description: "The branch created, reused or deleted; with request, the answer's `branch.id`.", value: (r) => r.request?.branch?.id ?? answerId(r, 'branch', 'branches') , json: 'string, only when a branch was named or answered' },
   { name: 'branch_name', description: "That branch's name.", value: (r) => r.request?.branch?.name , json: 'string, only with create_branch or delete_branch' },
   { name: 'branch_outcome', description: 'What the step did to the branch: `created`, `reused`, `reset`, `deleted` or `gone` (already gone).', value: (r) => r.request?.branch?.outcome, json: 'string, only with create_branch or delete_branch once the branch is known' },
+  { name: 'swept', description: 'With sweep_branches: JSON array of the branches deleted (dry run: to delete), each `{id, name, reason}`.', value: (r) => r.request?.sweep && sweptOf(r.request.sweep.plan), json: 'array of `{id, name, reason}`, only with sweep_branches' },
+  { name: 'sweep', description: 'With sweep_branches: JSON array of every matching branch, each `{id, name, done, reason}`.', value: (r) => r.request?.sweep && sweepEntriesOf(r.request.sweep.plan), json: 'array of `{id, name, done, reason}`, only with sweep_branches' },
+  { name: 'branches_count', description: "With sweep_branches: the project's branches after it.", value: (r) => r.request?.sweep?.branchesCount, json: 'number, only with sweep_branches' },
+  { name: 'branches_limit', description: "With sweep_branches: the plan's `branches_limit`, when the API answers it.", value: (r) => r.request?.sweep?.branchesLimit, json: 'number, only with sweep_branches' },
   { name: 'created', description: '`true` when this step made the branch, `false` when it reused it.', value: (r) => r.request?.branch && BRANCH_WORDS[r.request.branch.outcome].created , json: 'boolean, only with create_branch once the branch is known' },
   { name: 'parent_branch', description: "The parent's name (or id).", value: (r) => r.request?.branch?.parentName ?? r.request?.branch?.parentId , json: 'string, only with create_branch once the branch is known' },
   { name: 'expires_at', description: 'When the branch expires (RFC 3339), else empty.', value: (r) => r.request?.branch?.expiresAt , json: 'string, only with a branch that expires' },

@@ -4,6 +4,7 @@ import { ApiError, DeadlineError, UnconfirmedError } from '../util/errors.js';
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
+import type { SweepOutcome } from './branch-sweep.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
 import { type Rule } from './answer-rules.js';
@@ -20,6 +21,8 @@ export interface RequestOutcome {
   unansweredAt?: number;
   /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
+  /** What a sweep did to each branch its pattern matched. */
+  sweep?: SweepOutcome;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
   status?: number;
   attempts: number;

@@ -10,6 +10,8 @@ export interface PullReader {
   /** The REST API's base URL; left out, Octokit's default (GITHUB_API_URL, else api.github.com). */
   baseUrl?: string;
   signal?: AbortSignal;
+  /** How requests are sent; the global fetch when left out (the tests' simulated time gives its own). */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** What GitHub answered when a pull request could not be read (not a 404, which is `not-found`). */
@@ -65,7 +67,10 @@ async function pullStateReader(
   const { getOctokit } = await import('@actions/github');
   const octokit = getOctokit(reader.token, {
     ...(reader.baseUrl ? { baseUrl: reader.baseUrl } : {}),
-    ...(reader.signal ? { request: { signal: reader.signal } } : {})
+    request: {
+      ...(reader.signal && { signal: reader.signal }),
+      ...(reader.fetch && { fetch: reader.fetch })
+    }
   });
   return async (number) => {
     try {
