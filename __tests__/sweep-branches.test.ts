@@ -1,6 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type BranchSeed, DEFAULT_KEY, project, seededBranches } from '../simulator/scenario.js';
-import { type FakeGitHub, type PullScript, startFakeGitHub } from '../simulator/github.js';
+import {
+  type BranchSeed,
+  DEFAULT_KEY,
+  project,
+  seededBranches,
+  sweepProject
+} from '../simulator/scenario.js';
+import { type FakeGitHub, startFakeGitHub } from '../simulator/github.js';
 import { renderJunit } from '../src/cli/junit.js';
 import { resultFields } from '../src/outputs.js';
 import { buildReport, type Report } from '../src/report/model.js';
@@ -16,42 +22,7 @@ const DAY = 86_400_000;
 const TOKEN = 'ghs_sweep_token';
 const REPOSITORY = 'octo-org/octo-repo';
 
-/**
- * 100 branches: 40 stale (25 whose pull request is merged or closed, 15 whose pull request GitHub
- * does not know, 20 days old), 60 live (the default, `dev`, a protected `release`, 45 with an open
- * pull request, ten of them 20 days old, 5 protected ones whose pull request is merged, one whose
- * pull request is closed but which has a child, that child, and 5 new ones GitHub does not know).
- */
-function project100(): { seeds: BranchSeed[]; pulls: Record<number, PullScript>; stale: string[] } {
-  const seeds: BranchSeed[] = [{ name: 'main' }, { name: 'dev' }];
-  seeds.push({ name: 'release', protected: true });
-  const pulls: Record<number, PullScript> = {};
-  const stale: string[] = [];
-  const preview = (pr: number, seed: Omit<BranchSeed, 'name'> = {}) => {
-    seeds.push({ name: `preview/pr-${pr}`, created: -3 * DAY, ...seed });
-    return `preview/pr-${pr}`;
-  };
-  for (let pr = 1; pr <= 25; pr++) {
-    pulls[pr] = { state: pr % 2 ? 'merged' : 'closed' };
-    stale.push(preview(pr));
-  }
-  for (let pr = 26; pr <= 40; pr++) stale.push(preview(pr, { created: -20 * DAY }));
-  for (let pr = 41; pr <= 85; pr++) {
-    pulls[pr] = { state: 'open' };
-    preview(pr, pr <= 50 ? { created: -20 * DAY } : {});
-  }
-  for (let pr = 86; pr <= 90; pr++) {
-    pulls[pr] = { state: 'merged' };
-    preview(pr, { protected: true, created: -20 * DAY });
-  }
-  pulls[91] = { state: 'closed' };
-  preview(91);
-  seeds.push({ name: 'feature/on-91', parent: 'preview/pr-91' });
-  for (let pr = 92; pr <= 96; pr++) preview(pr, { created: -DAY });
-  return { seeds, pulls, stale };
-}
-
-const { seeds, pulls, stale } = project100();
+const { seeds, pulls, stale } = sweepProject();
 let gh: FakeGitHub;
 let run: InProcess | undefined;
 beforeAll(async () => {
