@@ -43,7 +43,7 @@ export function readSweepInputs(values: SweepValues, canReadPulls: boolean): Swe
       { name: 'sweep_branches' },
       (named) =>
         `needs ${named('older_than')} or a token that can read pull requests ` +
-        `(${named('github_token')}): without either, a sweep has nothing to decide by.`
+        `(${named('github_token')}, with ${named('repository')}): without either, a sweep has nothing to decide by.`
     );
   return {
     pattern,
