@@ -2,7 +2,7 @@ import { awaitedOperations, checkFacts, type Report, timedOut } from './report/m
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
 import { BRANCH_WORDS } from './report/branch-words.js';
-import { sweepEntriesOf, sweptOf } from './report/sweep-words.js';
+import { sweptOf } from './report/sweep-words.js';
 
 /** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
 interface Output {
@@ -35,6 +35,22 @@ function allTrue(report: Report, name: string, fact: string): boolean | undefine
   return said.length > 0 ? said.every(Boolean) : undefined;
 }
 
+/** Whether any check named `name` found `fact` true; undefined when none says. */
+function anyTrue(report: Report, name: string, fact: string): boolean | undefined {
+  const said = checkFacts(report, name).map((facts) => facts?.[fact]);
+  const known = said.filter((value) => typeof value === 'boolean');
+  return known.length > 0 ? known.some(Boolean) : undefined;
+}
+
+/** The destructive changes every schema review named; undefined when none was taken. */
+function destructiveChanges(report: Report): unknown[] | undefined {
+  const lists = checkFacts(report, 'schema review').map((facts) => facts?.destructive);
+  const taken = lists.filter((list) => Array.isArray(list));
+  return taken.length > 0 ? taken.flat() : undefined;
+}
+
+const nonEmpty = (list: unknown[] | undefined): boolean | undefined => list && list.length > 0;
+
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
 
 // prettier-ignore
@@ -56,7 +72,6 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'branch_name', description: "That branch's name.", value: (r) => r.request?.branch?.name , json: 'string, only with create_branch or delete_branch' },
   { name: 'branch_outcome', description: 'What the step did to the branch: `created`, `reused`, `reset`, `deleted` or `gone` (already gone).', value: (r) => r.request?.branch?.outcome, json: 'string, only with create_branch or delete_branch once the branch is known' },
   { name: 'swept', description: 'With sweep_branches: JSON array of the branches deleted (dry run: to delete), each `{id, name, reason}`.', value: (r) => r.request?.sweep && sweptOf(r.request.sweep.plan), json: 'array of `{id, name, reason}`, only with sweep_branches' },
-  { name: 'sweep', description: 'With sweep_branches: JSON array of every matching branch, each `{id, name, done, reason}`.', value: (r) => r.request?.sweep && sweepEntriesOf(r.request.sweep.plan), json: 'array of `{id, name, done, reason}`, only with sweep_branches' },
   { name: 'branches_count', description: "With sweep_branches: the project's branches after it.", value: (r) => r.request?.sweep?.branchesCount, json: 'number, only with sweep_branches' },
   { name: 'branches_limit', description: "With sweep_branches: the plan's `branches_limit`, when the API answers it.", value: (r) => r.request?.sweep?.branchesLimit, json: 'number, only with sweep_branches' },
   { name: 'created', description: '`true` when this step made the branch, `false` when it reused it.', value: (r) => r.request?.branch && BRANCH_WORDS[r.request.branch.outcome].created , json: 'boolean, only with create_branch once the branch is known' },
@@ -68,7 +83,10 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'database_url_pooled', description: 'Its pooled URL. Masked; not in --json.', secret: (r) => r.request?.branch?.connection?.pooledUrl },
   { name: 'database_host', description: 'The host of `database_url`.', value: (r) => r.request?.branch?.connection?.host, json: 'string, only with create_branch once connected' },
   { name: 'database_host_pooled', description: 'The host of `database_url_pooled`.', value: (r) => r.request?.branch?.connection?.pooledHost, json: 'string, only with create_branch once connected' },
-  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' }
+  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' },
+  { name: 'schema_changed', description: "With compare_schema: `true` when the branch's schema differs from its parent's, else `false`.", value: (r) => anyTrue(r, 'schema review', 'changed'), json: 'boolean, only once the schema review was taken' },
+  { name: 'schema_destructive', description: 'With compare_schema: `true` when the review names a destructive change, else `false`.', value: (r) => nonEmpty(destructiveChanges(r)), json: 'boolean, only once the schema review was taken' },
+  { name: 'destructive_changes', description: 'With compare_schema: JSON array of the destructive changes (`action`, `kind`, `name`, …).', value: destructiveChanges, json: 'array of objects `{action, kind, name, on?, from?, to?}`, only once the schema review was taken' }
 ];
 
 /** The command's own `--json` fields, after the outputs' (`resultText` sets them). */
@@ -76,7 +94,8 @@ export const OUTPUTS: readonly Output[] = [
 export const COMMAND_FIELDS: ReadonlyArray<{ name: string; json: string }> = [
   { name: 'exit_code', json: "number: the process's exit code (below)" },
   { name: 'message', json: 'string: the verdict line, why it ended; after a timeout it ends with the last API error, if there was one' },
-  { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' }
+  { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' },
+  { name: 'sweep', json: 'array of `{id, name, done, reason}`: every branch --sweep-branches matched, what was done and why; only with it' }
 ];
 
 /** The most a result value holds, in characters: 4,000 a text, about 1,000,000 in all. */

@@ -146,8 +146,7 @@ describe('a nightly sweep through dist', () => {
           ...projectInputs(sim),
           sweep_branches: 'preview/pr-{pr}',
           older_than: '14d',
-          github_token: token,
-          repository: 'octo-org/octo-repo'
+          github_token: token
         },
         env: { GITHUB_API_URL: gh.url }
       });

@@ -1,15 +1,16 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
-import { connectionOfAnswer, findBranch } from '../neon/branches.js';
+import { connectionOfAnswer } from '../neon/branches.js';
 import { type Branch, branchOf } from '../neon/resources.js';
-import { sendRequest } from '../neon/send.js';
+import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import type { ApiRequest } from '../neon/client.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
 import type { InputName } from '../inputs.js';
 import { systemClock } from '../util/clock.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
-import { connectionOf, parentOf } from './branch-lookups.js';
+import { connectionOf, findNamedBranch, parentFor } from './branch-lookups.js';
 import {
   operationsOf,
   type Performed,
@@ -40,7 +41,14 @@ const RULES = {
 
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
-  own: ['parent', 'expires_in', 'role_name', 'database_name'],
+  // `database_name` is compare_schema's too: settings.ts refuses it when neither is asked.
+  own: ['parent', 'expires_in', 'role_name'],
+  // The step waits for the branch it creates or adopts (its operations, or the branch until it has
+  // none in progress). These would be awaited instead, or found unknown only after the create.
+  excludes: {
+    inputs: ['operation_id', 'operations', 'endpoint_id'],
+    why: 'the step waits for the branch it creates. Wait for other work in a step of its own.'
+  },
   rules: RULES,
   connects: true,
   read(input) {
@@ -59,7 +67,7 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
 };
 
 /** A PostgreSQL role or database name: 1 to 63 characters, no control character. */
-function identifier(field: Field): string {
+export function identifier(field: Field): string {
   if (field.value.length <= 63 && !/\p{Cc}/u.test(field.value)) return field.value;
   throw invalid(
     field,
@@ -76,7 +84,7 @@ async function perform(
   deps: StepDeps
 ): Promise<Performed> {
   const { client, projectId } = deps;
-  const parent = await parentOf(kind.parent, deadline, deps);
+  const parent = await parentFor(kind, deadline, deps);
   // On the service's clock: it deletes the branch when its own clock passes this.
   const expiresAt =
     kind.expiresInMs === undefined
@@ -96,8 +104,8 @@ async function perform(
     rules: RULES.create_branch,
     action: 'create_branch'
   } as const;
-  const outcome = await sendRequest(request, deadline, deps);
-  if (outcome.ended === 'accept') {
+  const { outcome, found } = await createOrFind(request, kind.name, deadline, deps);
+  if (!found) {
     const made = branchOfAnswer(outcome.response);
     const branch = outcomeOf(made, parent, 'created', made.expiresAt ?? expiresAt);
     deps.log(`Created branch ${made.name} (${made.id}) from ${parent.name}.`);
@@ -110,13 +118,6 @@ async function perform(
       follow: { operations: operationsOf(outcome.response) }
     };
   }
-  // 409: a branch of that name exists. Found by its exact name, never by a part of it.
-  const found = await findBranch(client, projectId, kind.name, deadline, 'name');
-  if (!found)
-    throw new ApiError(
-      `${request.method} ${path} answered 409 for the name ${kind.name}, but no branch of that exact name is listed.`,
-      409
-    );
   // Ours only when a send of this step got no answer and the branch is no older than that send;
   // `created_at` counts whole seconds, so the send's second counts as after it.
   const sentAt = outcome.unansweredAt;
@@ -140,6 +141,41 @@ async function perform(
     outcome: { ...outcome, branch: { ...branch, connection }, databaseUrl: connection?.url },
     follow: { branchId: found.id }
   };
+}
+
+/** A 409 whose name no branch has when looked up (deleted meanwhile): the create is sent again, this many times in all. */
+const MAX_CREATES = 3;
+
+/**
+ * The create sent until it is accepted (no `found`), or a 409 for the name and the branch of that
+ * exact name (`found`, never a part of it). A 409 whose branch is not listed (deleted between the
+ * two, or a conflict of another kind) sends the create again, `MAX_CREATES` in all; then it is the
+ * API's error, its message kept.
+ */
+async function createOrFind(
+  request: ApiRequest,
+  name: string,
+  deadline: number,
+  deps: StepDeps
+): Promise<{ outcome: RequestOutcome; found?: Branch }> {
+  let earlier: Pick<RequestOutcome, 'attempts' | 'unansweredAt'> = { attempts: 0 };
+  for (let sends = 1; ; sends++) {
+    const sent = await sendRequest(request, deadline, deps);
+    // What the earlier sends did counts too: their attempts, and a first send that got no answer.
+    const outcome = {
+      ...sent,
+      attempts: earlier.attempts + sent.attempts,
+      unansweredAt: earlier.unansweredAt ?? sent.unansweredAt
+    };
+    if (outcome.ended === 'accept') return { outcome };
+    const found = await findNamedBranch('create_branch', name, 'name', deadline, deps);
+    if (found) return { outcome, found };
+    const conflict = `${request.method} ${request.path} answered ${outcome.answerError ?? 'HTTP 409'}, but no branch is named exactly ${name}`;
+    if (sends >= MAX_CREATES)
+      throw new ApiError(`${conflict} (${sends} times): not a name taken, so not adopted.`, 409);
+    deps.log(`${conflict}: deleted meanwhile, or another conflict; sending the create again.`);
+    earlier = outcome;
+  }
 }
 
 function outcomeOf(
