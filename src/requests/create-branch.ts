@@ -1,19 +1,32 @@
 import type { Rules } from '../neon/answer-rules.js';
+import { pullRequestAnnotation } from '../neon/branch-annotations.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
 import { connectionOfAnswer, findBranch } from '../neon/branches.js';
 import { type Branch, branchOf } from '../neon/resources.js';
 import { sendRequest } from '../neon/send.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
 import type { InputName } from '../inputs.js';
-import { systemClock } from '../util/clock.js';
+import { type OnExisting, readOnExisting } from '../settings/on-existing.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
 import { connectionOf, parentOf } from './branch-lookups.js';
 import {
+  carriesMark,
+  CREATE_MARK_KEY,
+  EXPIRY_RULES,
+  expiryFrom,
+  newCreateMark,
+  refuseUntouchable,
+  renewExpiry,
+  resetFromParent
+} from './branch-life.js';
+import { limitError } from './branch-limit-error.js';
+import {
   operationsOf,
   type Performed,
   projectPath,
+  type PullRequestRef,
   type RequestKindModule,
   type StepDeps
 } from './kind.js';
@@ -30,6 +43,10 @@ export interface CreateBranchKind {
   expiresInMs?: number;
   roleName?: string;
   databaseName?: string;
+  /** What a branch of that name already there gets: reused as it is (none: the same), or reset from its parent. */
+  onExisting?: OnExisting;
+  /** The pull request the step runs for: written in the branch's annotation. */
+  pullRequest?: PullRequestRef;
 }
 
 /** The name makes the create idempotent: sent again, it can only create the branch or answer 409. */
@@ -40,10 +57,11 @@ const RULES = {
 
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
-  own: ['parent', 'expires_in', 'role_name', 'database_name'],
-  rules: RULES,
+  own: ['parent', 'expires_in', 'role_name', 'database_name', 'on_existing'],
+  // The renewal of a kept branch's expiry goes by its own row (the restore by reset_branch's).
+  rules: { ...RULES, renew_expiry: EXPIRY_RULES },
   connects: true,
-  read(input) {
+  read(input, context) {
     const field = (name: InputName): Field => ({ value: input(name).trim(), name });
     const expires = field('expires_in');
     return {
@@ -52,7 +70,9 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
       ...(field('parent').value && { parent: readBranchName(field('parent'), 'name or id') }),
       ...(expires.value && { expiresInMs: readDuration(expires) }),
       ...(field('role_name').value && { roleName: identifier(field('role_name')) }),
-      ...(field('database_name').value && { databaseName: identifier(field('database_name')) })
+      ...(field('database_name').value && { databaseName: identifier(field('database_name')) }),
+      ...(field('on_existing').value && { onExisting: readOnExisting(input('on_existing')) }),
+      ...(context.pullRequest && { pullRequest: context.pullRequest })
     };
   },
   perform
@@ -67,9 +87,6 @@ function identifier(field: Field): string {
   );
 }
 
-/** RFC 3339 to the second, as `expires_at` is written. */
-const toSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 async function perform(
   kind: CreateBranchKind,
   deadline: number,
@@ -77,16 +94,16 @@ async function perform(
 ): Promise<Performed> {
   const { client, projectId } = deps;
   const parent = await parentOf(kind.parent, deadline, deps);
-  // On the service's clock: it deletes the branch when its own clock passes this.
-  const expiresAt =
-    kind.expiresInMs === undefined
-      ? undefined
-      : toSeconds(
-          client.serviceClock.toService((deps.clock ?? systemClock).now()) + kind.expiresInMs
-        );
+  const expiresAt = kind.expiresInMs === undefined ? undefined : expiryFrom(kind.expiresInMs, deps);
+  const mark = newCreateMark();
+  const pr = kind.pullRequest;
   const body = {
     branch: { name: kind.name, parent_id: parent.id, ...(expiresAt && { expires_at: expiresAt }) },
-    endpoints: [{ type: 'read_write' }]
+    endpoints: [{ type: 'read_write' }],
+    annotation_value: {
+      ...(pr && pullRequestAnnotation(pr.repository, pr.number)),
+      [CREATE_MARK_KEY]: mark
+    }
   };
   const path = `${projectPath(projectId)}/branches`;
   const request = {
@@ -96,7 +113,9 @@ async function perform(
     rules: RULES.create_branch,
     action: 'create_branch'
   } as const;
-  const outcome = await sendRequest(request, deadline, deps);
+  const outcome = await sendRequest(request, deadline, deps).catch(async (error: unknown) => {
+    throw (await limitError(error, kind.name, deadline, deps)) ?? error;
+  });
   if (outcome.ended === 'accept') {
     const made = branchOfAnswer(outcome.response);
     const branch = outcomeOf(made, parent, 'created', made.expiresAt ?? expiresAt);
@@ -117,14 +136,11 @@ async function perform(
       `${request.method} ${path} answered 409 for the name ${kind.name}, but no branch of that exact name is listed.`,
       409
     );
-  // Ours only when a send of this step got no answer and the branch is no older than that send;
-  // `created_at` counts whole seconds, so the send's second counts as after it.
-  const sentAt = outcome.unansweredAt;
-  const sentSecond =
-    sentAt === undefined
-      ? Infinity
-      : Math.floor(client.serviceClock.toService(sentAt) / 1000) * 1000;
-  const created = Date.parse(found.createdAt) >= sentSecond;
+  // The default or a protected branch is never adopted: its URL would reach the next step.
+  refuseUntouchable('create_branch', found, 'adopted');
+  // Ours only when a send of this step got no answer and the branch carries this create's mark.
+  const created =
+    outcome.unansweredAt !== undefined && (await carriesMark(found, mark, deadline, deps));
   deps.log(
     created
       ? `Branch ${found.name} (${found.id}) was created by this step's first request, whose answer was lost.`
@@ -134,11 +150,22 @@ async function perform(
     deps.warn(
       `Branch ${found.name} was made from ${found.parentId ?? 'no parent'}, not from ${parent.name} (${parent.id}) as asked; it is reused as it is.`
     );
+  // A branch this step just made is fresh: neither reset nor renewed.
+  const renewed =
+    !created && kind.expiresInMs !== undefined
+      ? await renewExpiry(found, kind.expiresInMs, deadline, deps)
+      : found.expiresAt;
+  // The expiry first: the restore locks the project until its operations end.
+  const reset =
+    !created && kind.onExisting === 'reset'
+      ? await resetFromParent(found, deadline, deps)
+      : undefined;
   const connection = await connectionOf(found.id, kind, deadline, deps);
-  const branch = outcomeOf(found, parent, created ? 'created' : 'reused', found.expiresAt);
+  const word: BranchOutcomeWord = created ? 'created' : reset ? 'reset' : 'reused';
+  const branch = outcomeOf(found, parent, word, renewed);
   return {
     outcome: { ...outcome, branch: { ...branch, connection }, databaseUrl: connection?.url },
-    follow: { branchId: found.id }
+    follow: reset ? { operations: reset.operations } : { branchId: found.id }
   };
 }
 
