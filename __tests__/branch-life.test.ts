@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_KEY,
@@ -6,6 +9,7 @@ import {
   type Scenario,
   seededBranches
 } from '../simulator/scenario.js';
+import { pullRequestOfEnv } from '../src/cli/event.js';
 import { resultFields } from '../src/outputs.js';
 import { buildReport } from '../src/report/model.js';
 import { readSettings } from '../src/settings.js';
@@ -190,6 +194,38 @@ describe('create_branch on a pull request: the annotation', () => {
       'github-pr-number': '7',
       'github-commit-repo': 'octo/app'
     });
+  });
+});
+
+describe('the command: the pull request of a GitHub Actions run, from its event', () => {
+  const eventFile = (payload: unknown) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'event-')), 'event.json');
+    writeFileSync(path, JSON.stringify(payload));
+    return path;
+  };
+  const env = (name: string, payload: unknown) => ({
+    GITHUB_EVENT_NAME: name,
+    GITHUB_EVENT_PATH: eventFile(payload),
+    GITHUB_REPOSITORY: 'octo/app'
+  });
+
+  it('pull_request, pull_request_target, a comment on a pull request: its number and the repository', () => {
+    const pr = { pull_request: { number: 12 } };
+    expect(pullRequestOfEnv(env('pull_request', pr))).toEqual({
+      number: 12,
+      repository: 'octo/app'
+    });
+    expect(pullRequestOfEnv(env('pull_request_target', pr))?.number).toBe(12);
+    const comment = { issue: { number: 13, pull_request: { url: 'x' } } };
+    expect(pullRequestOfEnv(env('issue_comment', comment))?.number).toBe(13);
+  });
+
+  it('a push, a comment on an issue, no event file, another CI: none', () => {
+    expect(pullRequestOfEnv(env('push', { ref: 'refs/heads/main' }))).toBeUndefined();
+    expect(pullRequestOfEnv(env('issue_comment', { issue: { number: 4 } }))).toBeUndefined();
+    const missing = { ...env('pull_request', {}), GITHUB_EVENT_PATH: '/nonexistent/event.json' };
+    expect(pullRequestOfEnv(missing)).toBeUndefined();
+    expect(pullRequestOfEnv({ CI: 'true', CI_MERGE_REQUEST_IID: '3' })).toBeUndefined();
   });
 });
 
