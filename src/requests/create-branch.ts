@@ -144,7 +144,7 @@ async function perform(
   deps.log(
     created
       ? `Branch ${found.name} (${found.id}) was created by this step's first request, whose answer was lost.`
-      : `Branch ${found.name} (${found.id}) already exists (created ${found.createdAt}): reusing it.`
+      : `Branch ${found.name} (${found.id}) already exists (created ${found.createdAt}): ${kind.onExisting === 'reset' ? 'resetting' : 'reusing'} it.`
   );
   if (found.parentId !== parent.id)
     deps.warn(
@@ -163,8 +163,10 @@ async function perform(
   const connection = await connectionOf(found.id, kind, deadline, deps);
   const word: BranchOutcomeWord = created ? 'created' : reset ? 'reset' : 'reused';
   const branch = outcomeOf(found, parent, word, renewed);
+  // A reset's request is the restore: its operations are what the wait follows.
+  const sent = reset?.outcome ?? outcome;
   return {
-    outcome: { ...outcome, branch: { ...branch, connection }, databaseUrl: connection?.url },
+    outcome: { ...sent, branch: { ...branch, connection }, databaseUrl: connection?.url },
     follow: reset ? { operations: reset.operations } : { branchId: found.id }
   };
 }
