@@ -6071,7 +6071,7 @@ function is0To99 (num) {
 
 
 
-var extend = __webpack_require__(2604)
+var extend = __webpack_require__(223)
 
 module.exports = PostgresInterval
 
@@ -6346,7 +6346,7 @@ module.exports = split
 
 /***/ }),
 
-/***/ 2604:
+/***/ 223:
 /***/ ((module) => {
 
 module.exports = extend
