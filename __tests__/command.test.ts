@@ -10,7 +10,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { operation, project, singleProject } from '../simulator/scenario.js';
+import { operation, project, seededBranches, singleProject } from '../simulator/scenario.js';
+import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 import type { Simulator } from '../simulator/server.js';
 import { main } from '../src/cli/main.js';
 import { itLong } from './helpers/long.js';
@@ -184,6 +185,46 @@ describe('the command, in-process', () => {
       type: 'timeout',
       body: 'still running at the deadline (timeout 2s)'
     });
+  });
+
+  it('--compare-schema: the review in --summary-file, schema_destructive and the changes in --json, a JUnit case that fails only with --fail-on-destructive', async () => {
+    sim = await simulate({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+      projects: [project(PROJECT, { owner_id: 'user-1' })],
+      operations: [],
+      ...seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-7' }]),
+      schemaDiffs: { 'preview/pr-7': DROP_COLUMN_AND_TABLE }
+    });
+    const branch = seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-7' }])
+      .branches[1]!;
+    const review = async (...more: string[]) => {
+      const out = files();
+      const flags = ['--project-id', PROJECT, '--branch-id', branch.id, '--compare-schema'];
+      const args = [...flags, '--json', '--summary-file', out.summary, '--junit', out.junit];
+      const run = await command([...api(sim!), ...args, ...more]);
+      const cases = (await parseJunit(out.junit)).cases;
+      const summary = readFileSync(out.summary, 'utf8');
+      return { ...run, summary, review: cases.find((c) => c.name === 'schema review') };
+    };
+    const told = await review();
+    expect(told.code).toBe(0);
+    expect(JSON.parse(told.stdout)).toMatchObject({
+      status: 'idle',
+      schema_changed: true,
+      schema_destructive: true,
+      destructive_changes: [
+        { action: 'drops', kind: 'table', name: 'posts' },
+        { action: 'drops', kind: 'column', name: 'users.name' }
+      ]
+    });
+    expect(told.summary).toContain('- ⚠ drops column <code>users.name</code>');
+    expect(told.summary).toContain('```diff\n--- a/neondb');
+    expect(told.review).toMatchObject({ outcome: 'passed' });
+
+    const gated = await review('--fail-on-destructive');
+    expect(gated.code).toBe(1);
+    expect(JSON.parse(gated.stdout)).toMatchObject({ status: 'schema_destructive', exit_code: 1 });
+    expect(gated.review).toMatchObject({ outcome: 'failure', type: 'schema_destructive' });
   });
 
   it('--fail-on decides the exit code, the summary, the timeline and JUnit together', async () => {

@@ -7,7 +7,7 @@ import { ApiError } from '../src/util/errors.js';
 import { DEFAULT_KEY, project, seededBranches } from '../simulator/scenario.js';
 import { type Simulator, startSimulator } from '../simulator/server.js';
 import { SimulatedClock } from '../simulator/simulated-wait.js';
-import { DROP_COLUMN_AND_TABLE } from './helpers/schema-diffs.js';
+import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 import { clientOver, jsonReply } from './helpers/stub-api.js';
 
 const PROJECT = 'quiet-lake-12345678';

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { withOptions, withTables } from '../scripts/readme-tables.js';
 import { FLAGS } from '../src/cli/args.js';
 import { HELP } from '../src/cli/help.js';
+import { reviewOutcome } from '../src/checks/compare-schema.js';
 import { databaseOutcome } from '../src/checks/select-one.js';
 import { resultText } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
@@ -12,6 +13,7 @@ import { NEON_API_HOST } from '../src/neon/client.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
 import { formatDuration } from '../src/util/duration.js';
 import { makeReport } from './helpers/builders.js';
+import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -111,7 +113,9 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
         }
       }
     };
-    const report = makeReport({ checks: [databaseOutcome(database)], request });
+    const target = { branchId: 'br-a-1', baseBranchId: 'br-main-1', database: 'app' };
+    const review = reviewOutcome(target, DROP_COLUMN_AND_TABLE, false);
+    const report = makeReport({ checks: [databaseOutcome(database), review], request });
     const fields = Object.keys(JSON.parse(resultText(report, 'json')) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);

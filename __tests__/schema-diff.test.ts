@@ -10,7 +10,7 @@ import {
   DROPPED_OBJECTS,
   NARROWED_COLUMNS,
   schemaDiffOf
-} from './helpers/schema-diffs.js';
+} from '../simulator/schema-diffs.js';
 
 describe('readSchemaDiff on migrations', () => {
   it('reads a migration that adds a table with its index: counts, nothing destructive', () => {

@@ -365,6 +365,53 @@ describe('readSettings bad inputs', () => {
   });
 });
 
+describe('readSettings: the schema review', () => {
+  const BRANCH = 'br-wispy-meadow-118737';
+  it('reads compare_schema, fail_on_destructive and the database compared', () => {
+    expect(settingsOf({ branch_id: BRANCH, compare_schema: 'true' })).toMatchObject({
+      compareSchema: true,
+      failOnDestructive: false
+    });
+    const asked = { create_branch: 'preview/pr-7', compare_schema: 'true', database_name: 'app' };
+    expect(settingsOf({ ...asked, fail_on_destructive: 'true' })).toMatchObject({
+      compareSchema: true,
+      failOnDestructive: true,
+      databaseName: 'app'
+    });
+  });
+
+  it.each([
+    [
+      'compare_schema without a branch',
+      { compare_schema: 'true' },
+      'compare_schema',
+      /needs a branch to compare with its parent: set input 'branch_id', or input 'create_branch'\./
+    ],
+    [
+      'compare_schema with delete_branch',
+      { compare_schema: 'true', delete_branch: 'x' },
+      'compare_schema',
+      /needs a branch/
+    ],
+    [
+      'fail_on_destructive without compare_schema',
+      { branch_id: BRANCH, fail_on_destructive: 'true' },
+      'fail_on_destructive',
+      /needs input 'compare_schema': without a review there is nothing to fail on/
+    ],
+    [
+      'database_name alone',
+      { branch_id: BRANCH, database_name: 'app' },
+      'database_name',
+      /is read only with input 'create_branch' or input 'compare_schema', and neither is set/
+    ]
+  ])('refuses %s, naming the input', (_what, values, name, words) => {
+    const error = inputErrorOf({ api_key: KEY, ...values });
+    expect(error.input).toBe(name);
+    expect(error.message).toMatch(words);
+  });
+});
+
 describe('readSettings from the runner (INPUT_* through @actions/core)', () => {
   const saved = { ...process.env };
   afterEach(() => {

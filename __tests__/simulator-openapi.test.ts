@@ -32,7 +32,7 @@ import {
   startSimulator,
   type Simulator
 } from '../simulator/server.js';
-import { DROP_COLUMN_AND_TABLE } from './helpers/schema-diffs.js';
+import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document and the validators

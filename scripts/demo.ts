@@ -5,6 +5,8 @@
  * and passes its URL as `database_url`: the step then waits until `SELECT 1` answers.
  * `npm run demo -- --fail`: the compute's start ends in `error`, and so does the step (the red
  * summary, exit 1).
+ * `npm run demo -- --schema`: the new branch's migration dropped a column and a table; with
+ * `compare_schema` the summary reviews its schema against its parent's and names both.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +15,16 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { branchCreation, DEFAULT_KEY } from '../simulator/scenario.js';
 import { type Cluster, createCluster, urlFor } from '../simulator/postgres.js';
+import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 import { startSimulator } from '../simulator/server.js';
 import { parseOutputFile, setOutputsText } from './runner-outputs.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const fail = process.argv.includes('--fail');
+const schema = process.argv.includes('--schema');
 const { scenario, createBranch, startCompute } = branchCreation(undefined, { fail });
+const branchId = createBranch.branch_id ?? '';
+if (schema) scenario.schemaDiffs = { [branchId]: DROP_COLUMN_AND_TABLE };
 const sim = await startSimulator({ scenario });
 let database: Cluster | undefined;
 let databaseUrl = '';
@@ -59,7 +65,8 @@ const inputs: Record<string, string> = {
   fail_fast: 'false',
   summary: 'true',
   summary_limit: '10',
-  database_url: databaseUrl
+  database_url: databaseUrl,
+  ...(schema && { branch_id: branchId, compare_schema: 'true' })
 };
 const env: Record<string, string> = {
   PATH: process.env.PATH ?? '',
@@ -75,6 +82,7 @@ for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCas
 
 console.log(`Simulator at ${sim.url}: create_branch and start_compute are in progress.`);
 if (fail) console.log('start_compute will end in error (--fail): the step fails, exit 1.');
+if (schema) console.log('The branch dropped a column and a table: the summary reviews its schema.');
 if (database)
   console.log(`PostgreSQL at 127.0.0.1:${database.port}: the step will wait for SELECT 1.`);
 console.log('Running dist/index.js as the runner would...\n');

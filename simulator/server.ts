@@ -167,6 +167,8 @@ export interface Simulator {
   /** Revokes a key now (or at `at`): it answers 401 from then on. */
   revokeKey(key: string, at?: number): void;
   addOperation(op: OperationScript): void;
+  /** What `compare_schema` answers for a branch (by name or id) from now on: a migration ran on it. */
+  setSchemaDiff(branch: string, diff: string): void;
   /** Deletes a project now (or at `at`): every route of it answers 404 from then on. */
   deleteProject(projectId: string, at?: number): void;
   /** Deletes a branch now (or at `at`): its operations vanish (Get 404, gone from List). */
@@ -1376,6 +1378,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     addOperation: (op) => {
       scenario.operations.push(op);
       stamp(op);
+    },
+    setSchemaDiff: (branch, diff) => {
+      scenario.schemaDiffs = { ...scenario.schemaDiffs, [branch]: diff };
     },
     operations: (projectId) => scenario.operations.filter((op) => op.project_id === projectId),
     deleteProject: (projectId, at = clock()) => {

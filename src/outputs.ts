@@ -34,6 +34,22 @@ function allTrue(report: Report, name: string, fact: string): boolean | undefine
   return said.length > 0 ? said.every(Boolean) : undefined;
 }
 
+/** Whether any check named `name` found `fact` true; undefined when none says. */
+function anyTrue(report: Report, name: string, fact: string): boolean | undefined {
+  const said = checkFacts(report, name).map((facts) => facts?.[fact]);
+  const known = said.filter((value) => typeof value === 'boolean');
+  return known.length > 0 ? known.some(Boolean) : undefined;
+}
+
+/** The destructive changes every schema review named; undefined when none was taken. */
+function destructiveChanges(report: Report): unknown[] | undefined {
+  const lists = checkFacts(report, 'schema review').map((facts) => facts?.destructive);
+  const taken = lists.filter((list) => Array.isArray(list));
+  return taken.length > 0 ? taken.flat() : undefined;
+}
+
+const nonEmpty = (list: unknown[] | undefined): boolean | undefined => list && list.length > 0;
+
 const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 1000).toFixed(1));
 
 // prettier-ignore
@@ -63,7 +79,10 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'database_url_pooled', description: 'Its pooled URL. Masked; not in --json.', secret: (r) => r.request?.branch?.connection?.pooledUrl },
   { name: 'database_host', description: 'The host of `database_url`.', value: (r) => r.request?.branch?.connection?.host, json: 'string, only with create_branch once connected' },
   { name: 'database_host_pooled', description: 'The host of `database_url_pooled`.', value: (r) => r.request?.branch?.connection?.pooledHost, json: 'string, only with create_branch once connected' },
-  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' }
+  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' },
+  { name: 'schema_changed', description: "With compare_schema: `true` when the branch's schema differs from its parent's, else `false`.", value: (r) => anyTrue(r, 'schema review', 'changed'), json: 'boolean, only once the schema review was taken' },
+  { name: 'schema_destructive', description: 'With compare_schema: `true` when the review names a destructive change, else `false`.', value: (r) => nonEmpty(destructiveChanges(r)), json: 'boolean, only once the schema review was taken' },
+  { name: 'destructive_changes', description: 'With compare_schema: JSON array of the destructive changes (`action`, `kind`, `name`, …).', value: destructiveChanges, json: 'array of objects `{action, kind, name, on?, from?, to?}`, only once the schema review was taken' }
 ];
 
 /** The command's own `--json` fields, after the outputs' (`resultText` sets them). */

@@ -2,6 +2,7 @@ import type { EngineSettings } from './engine.js';
 import type { InputName } from './inputs.js';
 import { RESOURCE_ID } from './neon/operation.js';
 import { CONNECTING_KINDS, readRequest } from './requests/index.js';
+import { identifier } from './requests/create-branch.js';
 import type { PullRequestRef } from './requests/kind.js';
 import { registerSecret } from './util/redact.js';
 import { parseDatabaseUrl } from './database/url.js';
@@ -89,7 +90,9 @@ export function readSettings(
       const kinds = CONNECTING_KINDS.map(named);
       return `is 'response', which needs ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}.`;
     });
+  const review = reviewInputs(field, Boolean(branchId), request?.kind);
   return {
+    ...review,
     apiKey: key.value,
     timeoutMs: readDuration(field('timeout')),
     intervalMs: readDuration(field('interval')),
@@ -113,5 +116,43 @@ export function readSettings(
     databaseFromResponse: fromResponse,
     watchJob,
     sinceMs: sinceInput(input('since').trim(), Date.now())
+  };
+}
+
+/**
+ * `compare_schema`, `fail_on_destructive` and the `database_name` compared: a review needs a branch
+ * (`branch_id`, or one the request makes or keeps: not a deletion's), the gate needs the review,
+ * and `database_name` names the database of `create_branch` or of the review.
+ */
+function reviewInputs(
+  field: (name: InputName) => Field,
+  branchNamed: boolean,
+  kind: string | undefined
+): Pick<Settings, 'compareSchema' | 'failOnDestructive' | 'databaseName'> {
+  const compareSchema = readBool(field('compare_schema'));
+  const failOnDestructive = readBool(field('fail_on_destructive'));
+  const keepsBranch = kind !== undefined && kind !== 'delete_branch' && kind !== 'request';
+  if (compareSchema && !branchNamed && !keepsBranch)
+    throw invalid(
+      field('compare_schema'),
+      (named) =>
+        `needs a branch to compare with its parent: set ${named('branch_id')}, or ${named('create_branch')}.`
+    );
+  if (failOnDestructive && !compareSchema)
+    throw invalid(
+      field('fail_on_destructive'),
+      (named) => `needs ${named('compare_schema')}: without a review there is nothing to fail on.`
+    );
+  const database = field('database_name');
+  if (database.value && !compareSchema && kind !== 'create_branch')
+    throw invalid(
+      database,
+      (named) =>
+        `is read only with ${named('create_branch')} or ${named('compare_schema')}, and neither is set.`
+    );
+  return {
+    compareSchema,
+    failOnDestructive,
+    ...(database.value && { databaseName: identifier(database) })
   };
 }

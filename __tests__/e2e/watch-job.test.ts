@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
 import { DEFAULT_KEY, operation, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
+import { DROP_COLUMN_AND_TABLE } from '../../simulator/schema-diffs.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
 import { PROJECT, simulate } from '../helpers/sim.js';
 
@@ -290,6 +291,41 @@ describe('watch_job', () => {
     expect(sent.length).toBeGreaterThan(0); // it watched the job
     expect(sent.filter((method) => method !== 'GET')).toEqual([]);
     expect(sim.branches(PROJECT).filter((b) => b.name === 'preview/pr-7')).toEqual([]);
+  });
+
+  it('compare_schema: the main step hands the branch it made to the post step (GITHUB_STATE), which compares it after the migrations and updates the one comment', async () => {
+    github = await startFakeGitHub({ ghs_token: { author: 'github-actions[bot]' } });
+    const scenario = {
+      keys: { [DEFAULT_KEY]: { kind: 'personal' as const, user: 'user-1' } },
+      projects: [project(PROJECT)],
+      operations: [],
+      ...seededBranches(PROJECT, [{ name: 'main' }])
+    };
+    sim = await simulate(scenario, { operationMs: 100 });
+    const pr = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
+    const more = { create_branch: 'preview/pr-7', compare_schema: 'true', comment_on_pr: 'true' };
+    const asked = inputs(sim, { ...more, github_token: 'ghs_token', summary_limit: '0' });
+    const env = { GITHUB_API_URL: github.url };
+    const main = await runAction({ inputs: asked, event: pr, env });
+    expect(main.code).toBe(0);
+    expect(main.summary).toContain('taken at the end of the job by the post step');
+    // A later step of the job migrates the branch.
+    sim.setSchemaDiff('preview/pr-7', DROP_COLUMN_AND_TABLE);
+    const before = sim.requests.length;
+    const post = await runAction({
+      inputs: asked,
+      event: pr,
+      env,
+      state: main.state,
+      step: 'post'
+    });
+    expect(post.code).toBe(0);
+    expect(sim.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(post.summary).toContain('- ⚠ drops column <code>users.name</code>');
+    expect(github.comments).toHaveLength(1);
+    const top = github.comments[0]?.body.split('<details')[0] ?? '';
+    expect(top).toContain('- ⚠ drops table <code>posts</code>');
+    expect(post.outputs.comment_url).toBe(github.comments[0]?.html_url);
   });
 
   it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {

@@ -13,7 +13,7 @@ import {
   ADD_TABLE_AND_INDEX,
   DROP_COLUMN_AND_TABLE,
   schemaDiffOf
-} from '../helpers/schema-diffs.js';
+} from '../../simulator/schema-diffs.js';
 
 const REVIEW_ELEMENTS = [
   'h4',

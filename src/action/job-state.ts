@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
-import type { MainEnding, Report } from '../report/model.js';
+import type { SchemaTarget } from '../checks/compare-schema.js';
+import { checkFacts, type MainEnding, type Report } from '../report/model.js';
 import { truncate } from '../util/text.js';
 import { decodeMark, encodeMark } from '../wait/job-mark.js';
 import type { JobMark } from '../wait/job-mark.js';
@@ -9,7 +10,7 @@ import * as log from './log.js';
 // What the main step hands the post step through the runner's state file, with `watch_job`: where
 // the job's operations begin and what it decided. A state file that cannot be written (a directory,
 // a full disk) costs watch_job only, with a warning, never the verdict.
-const KEY = { mark: 'job_mark', verdict: 'main_verdict' };
+const KEY = { mark: 'job_mark', verdict: 'main_verdict', schema: 'schema_target' };
 
 let unwritable = false;
 /** A mark was saved: the post step will watch the job, and shows this step's verdict too. */
@@ -48,6 +49,33 @@ export function savedMainEnding(): MainEnding | undefined {
     const { status, failure } = JSON.parse(core.getState(KEY.verdict)) as Partial<MainEnding>;
     if (typeof status === 'string')
       return { status, failure: typeof failure === 'string' ? failure : undefined };
+  } catch {
+    // None saved, or not ours.
+  }
+  return undefined;
+}
+
+/**
+ * With `compare_schema`: what the review compares (the branch, its parent, the database), found by
+ * the main step, which knows the branch it made; the post step, which never writes, compares it at
+ * the end of the job, after the migrations of the later steps.
+ */
+export function saveSchemaTarget(report: Report): void {
+  if (!markSaved) return;
+  const handed = checkFacts(report, 'schema review').find((facts) => facts?.handedOver);
+  if (handed) save(KEY.schema, JSON.stringify(handed.handedOver));
+}
+
+export function savedSchemaTarget(): SchemaTarget | undefined {
+  try {
+    const saved: unknown = JSON.parse(core.getState(KEY.schema));
+    const fields = new Map(Object.entries(saved ?? {}));
+    const [branchId, baseBranchId, database] = ['branchId', 'baseBranchId', 'database'].map((key) =>
+      fields.get(key)
+    );
+    const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
+    if (text(branchId) && text(baseBranchId) && text(database))
+      return { branchId, baseBranchId, database };
   } catch {
     // None saved, or not ours.
   }

@@ -12,9 +12,11 @@ import { pullRequestOf } from './comment.js';
 /** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
 export const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
 
-/** The main step; with `watch_job` it leaves the mark and its verdict for the post step. */
+/** The main step; with `watch_job` it leaves the mark, its verdict and what to review for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
-  state.saveMainEnding(await runAction(signal));
+  const report = await runAction(signal);
+  state.saveMainEnding(report);
+  state.saveSchemaTarget(report);
 }
 
 /**

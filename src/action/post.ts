@@ -24,6 +24,7 @@ export async function run(signal = new AbortController().signal): Promise<void> 
     return;
   }
   const main = state.savedMainEnding();
+  const schemaTarget = state.savedSchemaTarget();
   await runAction(signal, {
     settings: {
       projectId: mark.projectId,
@@ -37,7 +38,9 @@ export async function run(signal = new AbortController().signal): Promise<void> 
       databaseFromResponse: false,
       // The main step listed the recent operations, and checked the database unless it only watched.
       ...(main && { databaseUrl: undefined }),
-      summaryLimit: 0
+      summaryLimit: 0,
+      // compare_schema: the branch the main step made or named, compared after the job's migrations.
+      ...(schemaTarget && { schemaTarget })
     },
     report: (seen) => wholeJob({ ...seen, waited: true }, main)
   });

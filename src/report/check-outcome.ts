@@ -27,8 +27,11 @@ export interface CheckOutcome {
   name: string;
   /** Its line in the summary's top (Markdown, escaped), if it has one. */
   line?: string;
-  /** Markdown under the tables (folded in a comment), if it has any. */
-  details?: string[];
+  /**
+   * Markdown shown under its line (above a comment's fold), if it has any, rendered within
+   * `maxBytes` (UTF-8): the room the rest of the report leaves it.
+   */
+  details?: (maxBytes: number) => string;
   /** Its JUnit case, if it has one. */
   junit?: TestCase;
   /** What of it counts for the PR comment's digest: a change rewrites the comment. */

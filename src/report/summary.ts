@@ -39,13 +39,23 @@ export function renderComment(report: Report, maxChars = COMMENT_LIMIT): string 
   return fit(report, maxChars, 'comment');
 }
 
-/** Renders smaller until it fits (cuts texts, recent rows, timeline, errors) and says what went. */
+/** The least room a check's details are given; the rest of the report is cut down first. */
+const MIN_DETAILS_BYTES = 1000;
+
+/**
+ * Renders smaller until it fits (cuts texts, recent rows, timeline, errors) and says what went.
+ * The checks' details (the schema review) share the room the rest leaves.
+ */
 function fit(report: Report, maxChars: number, medium: Medium): string {
   const views = report.targets.map((target) => viewOf(target, report));
   const recentRows = Math.max(...views.map((view) => view.others.length));
   const shape = { errorChars: FULL_ERROR_CHARS, recentRows, timeline: true };
+  const sized = report.targets.flatMap((t) => t.checks).filter((c) => c.details).length;
   for (;;) {
-    const text = render(report, views, shape, medium);
+    const rest = sized > 0 ? Buffer.byteLength(render(report, views, shape, medium, 0)) : 0;
+    // Each details block adds its text and a blank line.
+    const room = sized > 0 ? Math.floor((maxChars - rest) / sized) - 2 : 0;
+    const text = render(report, views, shape, medium, Math.max(room, MIN_DETAILS_BYTES));
     if (Buffer.byteLength(text) <= maxChars) return text;
     if (shape.errorChars > 80) shape.errorChars = 80;
     else if (shape.recentRows > 0) shape.recentRows = Math.floor(shape.recentRows / 2);
@@ -74,8 +84,15 @@ function uniqueById(ops: readonly AwaitedOperation[]): AwaitedOperation[] {
   return ops.filter((op, i) => ops.findIndex((other) => other.id === op.id) === i);
 }
 
-function render(report: Report, views: readonly View[], shape: Shape, medium: Medium): string {
-  const lines = top(report, views, shape);
+/** `detailsBytes`: the room of each check's details (0: left out, to measure the rest). */
+function render(
+  report: Report,
+  views: readonly View[],
+  shape: Shape,
+  medium: Medium,
+  detailsBytes: number
+): string {
+  const lines = top(report, views, shape, detailsBytes);
   const details = body(report, views, shape, medium);
   if (medium === 'comment' && details.length > 0) {
     const title = detailsTitle(report, views, details);
@@ -85,7 +102,7 @@ function render(report: Report, views: readonly View[], shape: Shape, medium: Me
   return lines.join('\n');
 }
 
-function top(report: Report, views: readonly View[], shape: Shape): string[] {
+function top(report: Report, views: readonly View[], shape: Shape, detailsBytes: number): string[] {
   const lines = [headline(report, views), ''];
   const quote = (text: string) => escapeText(text, Math.max(200, shape.errorChars * 4));
   if (report.mainStep) lines.push(mainStepLine(report.mainStep, quote), '');
@@ -123,7 +140,10 @@ function top(report: Report, views: readonly View[], shape: Shape): string[] {
   }
   if (report.request) lines.push(requestLine(report.request), '');
   for (const { target } of views)
-    for (const check of target.checks) if (check.line) lines.push(check.line, '');
+    for (const check of target.checks) {
+      if (check.line) lines.push(check.line, '');
+      if (check.details && detailsBytes > 0) lines.push(check.details(detailsBytes));
+    }
   return lines;
 }
 
@@ -211,7 +231,7 @@ function body(report: Report, views: readonly View[], shape: Shape, medium: Medi
   return lines;
 }
 
-/** One target's tables, timeline, notes and checks' details. */
+/** One target's tables, timeline and notes. */
 function targetBody(report: Report, view: View, shape: Shape, medium: Medium): string[] {
   const lines: string[] = [];
   const { target, awaited, others, repeated } = view;
@@ -262,7 +282,6 @@ function targetBody(report: Report, view: View, shape: Shape, medium: Medium): s
       `Only the newest ${recent.scanned} operations of the project were scanned for this ${place}; older ones may exist.`
     );
   }
-  for (const check of target.checks) if (check.details) lines.push(...check.details, '');
   return lines;
 }
 

@@ -57,7 +57,8 @@ const RULES = {
 
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
-  own: ['parent', 'expires_in', 'role_name', 'database_name', 'on_existing'],
+  // `database_name` is compare_schema's too: settings.ts refuses it when neither is asked.
+  own: ['parent', 'expires_in', 'role_name', 'on_existing'],
   // The renewal of a kept branch's expiry goes by its own row (the restore by reset_branch's).
   rules: { ...RULES, renew_expiry: EXPIRY_RULES },
   connects: true,
@@ -79,7 +80,7 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
 };
 
 /** A PostgreSQL role or database name: 1 to 63 characters, no control character. */
-function identifier(field: Field): string {
+export function identifier(field: Field): string {
   if (field.value.length <= 63 && !/\p{Cc}/u.test(field.value)) return field.value;
   throw invalid(
     field,

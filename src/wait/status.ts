@@ -13,7 +13,9 @@ export const WAIT_STATUS = {
   /** The operations succeeded, but the database refused the connection (password, role, TLS…). */
   databaseError: 'database_error',
   /** The `request` got no answer: it may have been applied, and was not sent again. */
-  unconfirmed: 'unconfirmed'
+  unconfirmed: 'unconfirmed',
+  /** `fail_on_destructive`: the schema review named a destructive change. */
+  schemaDestructive: 'schema_destructive'
 } as const;
 type WaitStatus = (typeof WAIT_STATUS)[keyof typeof WAIT_STATUS];
 
@@ -61,7 +63,8 @@ const STATUS_ROWS = {
   api_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'API error' },
   input_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'input error' },
   database_error: { verdict: 'failure', rank: 55, marker: '❌', label: 'database error' },
-  unconfirmed: { verdict: 'failure', rank: 55, marker: '❓', label: 'request unconfirmed' }
+  unconfirmed: { verdict: 'failure', rank: 55, marker: '❓', label: 'request unconfirmed' },
+  schema_destructive: { verdict: 'failure', rank: 55, marker: '⚠️', label: 'destructive schema change' }
 } satisfies Record<ApiStatus | WaitStatus, StatusRow>;
 
 // A Map, not the object: an API status such as `__proto__` must find nothing.

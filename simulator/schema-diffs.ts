@@ -1,7 +1,7 @@
 /**
  * Schema diffs as Neon's `compare_schema` answers them (`--- a/neondb`, `+++ b/neondb`, hunks of a
  * diff of two pg_dump dumps, three lines of context), for the schema review's tests and the
- * simulator's scenarios. Made with GNU `diff -U3 --label a/neondb --label b/neondb` from a pg_dump
+ * simulator's scenarios and `npm run demo -- --schema`. Made with GNU `diff -U3 --label a/neondb --label b/neondb` from a pg_dump
  * 17 style dump of a small schema (a type, a function, `users`, `posts`, a view, their sequences,
  * defaults, constraints, indexes and trigger) and the same dump after each migration.
  */
