@@ -262,6 +262,7 @@ describe('issue 44 item 3: create_branch never adopts the default or a protected
     expect(result.failure).toMatch(why);
     expect(result.request?.databaseUrl).toBeUndefined();
     expect(run.sim.branches(PROJECT)).toHaveLength(4);
+    expect(run.sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
   });
 });
 

@@ -517,6 +517,31 @@ describe('the command and its reports, hardened (issue 30, classes 6 to 15)', ()
     });
   });
 
+  it('a signal while an applied create awaits its answer: exit 130, and the POST may have been applied (issue 44 item 14)', async () => {
+    sim = await simulate([]);
+    const simulator = sim;
+    simulator.inject(
+      { kind: 'hang-after-apply' },
+      { method: 'POST', match: '/branches', times: 1 }
+    );
+    const signal = new AbortController();
+    // The signal comes once the create is applied: its answer never comes.
+    const applied = setInterval(() => {
+      if (simulator.branches(PROJECT).some((b) => b.name === 'preview/pr-1')) signal.abort();
+    }, 5);
+    const create = [...api(sim), '--project-id', PROJECT, '--create-branch', 'preview/pr-1'];
+    const run = await command([...create, '--json'], { signal: signal.signal }).finally(() =>
+      clearInterval(applied)
+    );
+    expect(run.code).toBe(130);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'aborted',
+      message: expect.stringMatching(
+        /^aborted after \S+: Interrupted \(SIGINT or SIGTERM\) while waiting; the result shows what was seen until then\. The request POST \/projects\/\S+\/branches was sent and its answer had not come: it may have been applied\. Check the project's operations and branches /
+      ) as unknown
+    });
+  });
+
   it('class 9: a report not written (exit 2) is named in the verdict line and the message', async () => {
     const op = finishedOp();
     sim = await simulate([op]);

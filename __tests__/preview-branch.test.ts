@@ -2,12 +2,14 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   DEFAULT_KEY,
   lock,
+  operation,
   project,
   type Scenario,
   seededBranches
 } from '../simulator/scenario.js';
 import { resultFields } from '../src/outputs.js';
 import { renderJunit } from '../src/cli/junit.js';
+import { FORMATS } from '../src/cli/result.js';
 import { buildReport } from '../src/report/model.js';
 import { renderSummary } from '../src/report/summary.js';
 import { InProcess } from './helpers/in-process.js';
@@ -230,6 +232,108 @@ describe('create_branch: get or create by exact name', () => {
     expect(creates().filter((r) => r.status === 201)).toHaveLength(0);
   });
 
+  it('a timeout too short for a create: nothing sent, said once, and no API error (issue 44 item 16)', async () => {
+    run = await InProcess.start(scenario());
+    const { result } = await run.wait({ ...CREATE, timeout: '3s' });
+    expect(result.status).toBe('timeout');
+    expect(result.failure).toMatch(
+      /^POST \/projects\/\S+\/branches not sent: 3s left, a create_branch needs at least 5s to be waited for\. Give it more time with input 'timeout'\.$/
+    );
+    expect(result.lastError).toBeUndefined();
+    const report = buildReport(result, { waited: true, timeoutMs: 3000, requests: 0 });
+    const json = FORMATS.json.render({ report, code: 1, reasons: [] });
+    expect(JSON.parse(json)).toMatchObject({ last_api_error: null });
+    expect(creates()).toHaveLength(0);
+  });
+
+  it('a 409 whose branch is deleted before the lookup: the name is free, the create goes again (issue 44 item 11)', async () => {
+    run = await InProcess.start(scenario());
+    const conflict = {
+      kind: 'status',
+      status: 409,
+      message: 'branch with the provided name "preview/pr-1" already exists'
+    } as const;
+    run.sim.inject(conflict, { method: 'POST', match: '/branches', times: 1 });
+    const { result, log } = await run.wait(CREATE);
+    expect(result.status).toBe('finished');
+    expect(result.request?.branch?.outcome).toBe('created');
+    expect(result.request?.attempts).toBe(2);
+    expect(creates().map((r) => r.status)).toEqual([409, 201]);
+    expect(log).toContainEqual(
+      expect.stringMatching(
+        /answered HTTP 409: branch with .* but no branch is named exactly preview\/pr-1: deleted meanwhile, or another conflict; sending the create again\.$/
+      )
+    );
+  });
+
+  it('a 409 for another reason: sent 3 times at most, then the API error with its message (issue 44 item 11)', async () => {
+    run = await InProcess.start(scenario());
+    const conflict = {
+      kind: 'status',
+      status: 409,
+      code: 'ENDPOINTS_CONFLICT',
+      message: 'read_write endpoint exists'
+    } as const;
+    run.sim.inject(conflict, { method: 'POST', match: '/branches', times: Infinity });
+    const { result } = await run.wait(CREATE);
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toMatch(
+      /^POST \/projects\/\S+\/branches answered HTTP 409: ENDPOINTS_CONFLICT: read_write endpoint exists, but no branch is named exactly preview\/pr-1 \(3 times\): not a name taken, so not adopted\.$/
+    );
+    expect(creates()).toHaveLength(3);
+  });
+
+  /** preview/pr-1 exists, its compute still starting until 9 s (the project locked until then). */
+  async function startBeingMade(): Promise<{ id: string; run: InProcess }> {
+    const seeded = scenario();
+    const made = seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-1' }]).branches[1]!;
+    const making = operation(
+      PROJECT,
+      'start_compute',
+      [
+        [-1000, 'running'],
+        [9000, 'finished']
+      ],
+      {
+        branch_id: made.id
+      }
+    );
+    run = await InProcess.start({
+      ...seeded,
+      branches: [...seeded.branches!, made],
+      operations: [making]
+    });
+    return { id: made.id, run };
+  }
+
+  it('an adopted branch deleted while the step waits for it: api_error, no connection handed on (issue 44 item 5)', async () => {
+    const made = await startBeingMade();
+    // Another job deletes it as soon as the lock lets it (9 s), while this step waits for it.
+    const [creating, deleting] = await made.run.waitAll([
+      CREATE,
+      { project_id: PROJECT, delete_branch: 'preview/pr-1' }
+    ]);
+    expect(deleting?.result.request?.branch?.outcome).toBe('deleted');
+    const result = creating!.result;
+    expect(result.status).toBe('api_error');
+    expect(result.failure).toBe(
+      `Branch preview/pr-1 (${made.id}) was deleted while this step adopted it: not ready, and its connection is not given. Run the step again to create it anew.`
+    );
+    expect(result.request?.databaseUrl).toBeUndefined();
+    const report = buildReport(result, { waited: true, timeoutMs: 600_000, requests: 0 });
+    expect(resultFields(report).database_host).toBeUndefined();
+    expect(creates()).toHaveLength(1);
+  });
+
+  it('with watch_job, an adopted branch still being made is awaited before the step hands over (issue 44 item 10)', async () => {
+    const made = await startBeingMade();
+    const { result, jobMark } = await made.run.wait({ ...CREATE, watch_job: 'true' });
+    expect(result.request?.branch?.outcome).toBe('reused');
+    expect(result.status).toBe('idle');
+    expect(result.request?.branch?.readyMs).toBeGreaterThanOrEqual(9000);
+    expect(jobMark).toBeDefined();
+  });
+
   it('a parent that does not exist: an input error naming parent, nothing created', async () => {
     run = await InProcess.start(scenario());
     const { result } = await run.wait({ ...CREATE, parent: 'preview/pr-1' });
@@ -304,5 +408,47 @@ describe('delete_branch: by exact name or id', () => {
     expect(result.failure).toMatch(/^Input 'delete_branch' names /);
     expect(result.failure).toMatch(why);
     expect(run.sim.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+  });
+});
+
+describe('a text that is one branch name and another branch id (issue 44 item 2): an error, never a guess', () => {
+  const devId = () => named('dev')[0]!.id;
+  const changes = () => run!.sim.requests.filter((r) => r.method !== 'GET');
+
+  it('create_branch of a name that is the id of dev: refused, nothing created', async () => {
+    run = await InProcess.start(scenario());
+    for (const parent of ['', 'dev']) {
+      const { result } = await run.wait({ ...CREATE, create_branch: devId(), parent });
+      expect(result.status).toBe('input_error');
+      expect(result.failure).toBe(
+        `Input 'create_branch' '${devId()}' is the id of branch dev: a branch of that name could not be told from it by a name or id. Choose another name. Nothing was changed.`
+      );
+    }
+    expect(changes()).toHaveLength(0);
+  });
+
+  it('delete_branch and parent naming a branch by name and another by id: refused, dev kept', async () => {
+    // The clash as a user meets it: a branch named as dev's id (made by hand, or before this rule).
+    const seeded = scenario();
+    const id = seededBranches(PROJECT, [{ name: 'dev' }]).branches[0]!.id;
+    const clash = { ...seeded.branches![2]!, id: 'br-clash-1', name: id };
+    run = await InProcess.start({ ...seeded, branches: [...seeded.branches!, clash] });
+    const deleting = await run.wait({ project_id: PROJECT, delete_branch: id });
+    expect(deleting.result.status).toBe('input_error');
+    expect(deleting.result.failure).toBe(
+      `Input 'delete_branch' '${id}' names two branches: branch ${id} (br-clash-1) by its name, and the id of branch dev. ` +
+        `Name the one meant otherwise: 'br-clash-1' (the id of the first) or 'dev' (the name of the second). Nothing was changed.`
+    );
+    const parent = await run.wait({ ...CREATE, parent: id });
+    expect(parent.result.status).toBe('input_error');
+    expect(parent.result.failure).toMatch(/^Input 'parent' '.*' names two branches: /);
+    expect(changes()).toHaveLength(0);
+    expect(named('dev')).toHaveLength(1);
+    // Named otherwise, each is found: dev by its name, the other by its id.
+    const byName = await run.wait({ ...CREATE, parent: 'dev' });
+    expect(byName.result.request?.branch?.parentName).toBe('dev');
+    const byId = await run.wait({ project_id: PROJECT, delete_branch: 'br-clash-1' });
+    expect(byId.result.request?.branch).toMatchObject({ id: 'br-clash-1', outcome: 'deleted' });
+    expect(named('dev')).toHaveLength(1);
   });
 });

@@ -30,6 +30,43 @@ describe('request: the path as the URL parser resolves it (issue 36 class 2)', (
   });
 });
 
+describe('create_branch with what names other work to wait for (issue 44 item 10)', () => {
+  it.each([
+    ['operation_id', '0c1f4b2a-3e5d-4f6a-8b7c-9d0e1f2a3b4c'],
+    [
+      'operations',
+      JSON.stringify([
+        {
+          id: '0c1f4b2a-3e5d-4f6a-8b7c-9d0e1f2a3b4c',
+          project_id: PROJECT,
+          action: 'create_branch',
+          status: 'running',
+          failures_count: 0,
+          created_at: '2024-01-01T00:00:00Z',
+          updated_at: '2024-01-01T00:00:00Z'
+        }
+      ])
+    ],
+    ['endpoint_id', 'ep-cool-darkness-123456']
+  ])('%s is refused before anything is sent: the step waits for the branch', (name, value) => {
+    const error = inputErrorOf({ create_branch: 'preview/pr-1', [name]: value });
+    expect(error.input).toBe(name);
+    expect(error.message).toBe(
+      `Input '${name}' cannot be used with input 'create_branch': the step waits for the branch it creates. ` +
+        'Wait for other work in a step of its own.'
+    );
+  });
+
+  it('watch_job and an empty operation_id pass', () => {
+    const request = settingsOf({
+      create_branch: 'preview/pr-1',
+      watch_job: 'true',
+      operation_id: ''
+    });
+    expect(request.request).toMatchObject({ kind: 'create_branch' });
+  });
+});
+
 describe('create_branch and delete_branch: one typed request', () => {
   it('create_branch with its inputs', () => {
     const request = settingsOf({

@@ -100,7 +100,7 @@ describe('request: send, ride out 423, wait for what it started', () => {
     const { result } = await run.wait({ ...CREATE, timeout: '20s' });
     expect(result.status).toBe('timeout');
     expect(result.failure).toMatch(
-      /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for; give it a longer timeout/
+      /POST \/projects\/.*\/branches not sent: \d(\.\d)?s left, a create_branch needs at least 5s to be waited for\. Give it more time with input .timeout.\.$/
     );
     expect(posts(run.sim).filter((r) => r.status === 201)).toHaveLength(0);
     expect(run.sim.branches(PROJECT)).toHaveLength(before);

@@ -40,25 +40,43 @@ export async function listBranches(
   return found;
 }
 
-/** The branch whose id is `nameOrId`, else whose name is exactly it (`preview/pr-1` is never `preview/pr-12`). */
-export async function findBranch(
-  client: NeonClient,
-  projectId: string,
-  nameOrId: string,
-  deadline: number,
-  by: 'name' | 'name or id' = 'name or id'
-): Promise<Branch | undefined> {
-  const branches = await listBranches(client, projectId, deadline, nameOrId);
-  const byId = by === 'name or id' ? branches.find((b) => b.id === nameOrId) : undefined;
-  return byId ?? branches.find((b) => b.name === nameOrId);
+/** The branches a text may name: the one of exactly that name, the one of that id (either may be missing). */
+export interface BranchMatches {
+  byName?: Branch;
+  byId?: Branch;
 }
 
-export async function defaultBranch(
+/** The branches of `branches` that `text` names exactly, as a name or as an id (`preview/pr-1` is never `preview/pr-12`). */
+export const matchesIn = (branches: readonly Branch[], text: string): BranchMatches => ({
+  byName: branches.find((b) => b.name === text),
+  byId: branches.find((b) => b.id === text)
+});
+
+/** The project's branches whose exact name or id is `text` (the API's search matches a part). */
+export async function branchMatches(
   client: NeonClient,
   projectId: string,
+  text: string,
   deadline: number
-): Promise<Branch | undefined> {
-  return (await listBranches(client, projectId, deadline)).find((b) => b.default);
+): Promise<BranchMatches> {
+  return matchesIn(await listBranches(client, projectId, deadline, text), text);
+}
+
+/** Whether the branch of this id still exists (`GET …/branches/{id}`; a 404: no longer). */
+export async function branchExists(
+  client: NeonClient,
+  projectId: string,
+  branchId: string,
+  deadline: number
+): Promise<boolean> {
+  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`;
+  try {
+    await client.getJson(path, deadline, `Branch ${branchId} was not found`);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return false;
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,12 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
-import { ApiError, DeadlineError, UnconfirmedError } from '../util/errors.js';
+import {
+  ApiError,
+  CancelledError,
+  DeadlineError,
+  NotSentError,
+  UnconfirmedError
+} from '../util/errors.js';
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
@@ -20,6 +26,8 @@ export interface RequestOutcome {
   unansweredAt?: number;
   /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
+  /** The error of the answer taken when it is not a 2xx (a 409 adopted): `HTTP 409: message`. */
+  answerError?: string;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
   status?: number;
   attempts: number;
@@ -140,14 +148,12 @@ function notSent(
   leftMs: number,
   lock: LockWatch,
   deps: RequestDeps
-): DeadlineError | undefined {
+): NotSentError | undefined {
   if (request.method === 'GET' || deps.awaits === false) return undefined;
   const need = needOf(request, typicalOf(lock, deps));
   if (leftMs >= need.ms) return undefined;
   const left = formatDuration(Math.round(leftMs / 100) * 100);
-  return new DeadlineError(
-    `${request.method} ${request.path} not sent: ${left} left, ${need.said}; give it a longer timeout`
-  );
+  return new NotSentError(`${request.method} ${request.path} not sent: ${left} left, ${need.said}`);
 }
 
 /**
@@ -171,7 +177,9 @@ export async function sendRequest(
   let lockedSince: number | undefined;
   const lock = new LockWatch(client, projectId);
   const timedOut = (tries: Tries) => deadlineError(outcome, tries.lastError);
-  const sent = await client.send(request, deadline, {
+  // A send whose answer has not come yet: a signal then leaves a mutation that may have been applied.
+  let awaitingAnswer = false;
+  const sending = client.send(request, deadline, {
     parse: (answer) => answer,
     retry: new RetryPolicy({ random }),
     beforeSend: (leftMs, tries) => {
@@ -180,16 +188,19 @@ export async function sendRequest(
       return notSent(request, leftMs, lock, deps);
     },
     onSend: (tries) => {
+      awaitingAnswer = true;
       outcome.attempts = tries.attempts;
       deps.onProgress?.(outcome);
     },
     onRetry: (tries, _delayMs, answer) => {
+      awaitingAnswer = false;
       if (!answer) outcome.unansweredAt ??= tries.lastAt;
       const again = answer ? 'trying again' : 'safe to send again';
       if (answer?.status !== 423)
         deps.log(`${named}: ${tries.lastError}; ${again} (attempt ${tries.attempts}).`);
     },
     awaitLock: async (_answer, tries) => {
+      awaitingAnswer = false;
       lockedSince ??= tries.lastAt ?? clock.now(); // locked since the send the 423 answered
       const held = await lock.holders(deadline);
       const holders = held.map(holderName);
@@ -216,17 +227,27 @@ export async function sendRequest(
       ),
     unconfirmed: (why) =>
       new UnconfirmedError(
-        `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ` +
-          "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again."
+        `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ${CHECK_FIRST}`
       ),
     timedOut
+  });
+  const sent = await sending.catch((error: unknown) => {
+    const applied = awaitingAnswer || outcome.unansweredAt !== undefined;
+    if (!(error instanceof CancelledError) || method === 'GET' || !applied) throw error;
+    throw new CancelledError(
+      `The request ${named} was sent and its answer had not come: it may have been applied. ${CHECK_FIRST}`
+    );
   });
   const { answer, rule } = sent;
   if (lockedSince !== undefined) outcome.lockedMs = clock.now() - lockedSince;
   const done = { ...outcome, status: answer.status, ended: rule };
-  if (rule !== 'accept') return done;
+  if (rule !== 'accept') return { ...done, answerError: answer.errorText };
   return { ...done, response: withoutSecrets(answer.body), databaseUrl: answer.connectionUri };
 }
+
+/** What to do after a mutation that may have been applied: see what it did before sending it again. */
+const CHECK_FIRST =
+  "Check the project's operations and branches (the console, or GET /projects/{project_id}/operations) before running this step again.";
 
 /**
  * Looks at the list until no operation runs, then returns (the request goes again at once). The

@@ -1,32 +1,90 @@
 import type { Branch } from '../neon/resources.js';
 import {
   type AnsweredConnection,
+  branchMatches,
+  type BranchMatches,
   databaseOf,
-  defaultBranch,
-  findBranch
+  listBranches,
+  matchesIn
 } from '../neon/branches.js';
 import type { Connection } from '../neon/branch-outcome.js';
 import { READ_RULES } from '../neon/answer-rules.js';
 import { sendRequest } from '../neon/send.js';
+import type { InputName } from '../inputs.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
+import { refuseUntouchable } from './branch-life.js';
 import { projectPath, type StepDeps } from './kind.js';
 
-// What the branch kinds look up besides their own request: the parent, and the branch's connection.
+// What the branch kinds look up besides their own request: the branch an input names, the parent,
+// and the branch's connection.
 
-/** The parent asked (a name or an id), else the project's default branch. */
-export async function parentOf(
-  asked: string | undefined,
+/**
+ * How a text names a branch: `name or id` (delete_branch, parent, reset_branch), or `name` for a
+ * branch to create (create_branch: the branch of that name, made if none is).
+ */
+export type NamedAs = 'name' | 'name or id';
+
+/**
+ * The one rule of every input that names a branch: the branch of exactly that name, else (`name or
+ * id`) the branch of that id. A text that is one branch's name and another's id is an input error
+ * naming both, never a guess (a `github.head_ref` may be `br-…`); so is a name to create that is
+ * another branch's id, which no later step could tell from it. Undefined: no such branch.
+ */
+export function namedBranch(
+  input: InputName,
+  text: string,
+  { byName, byId }: BranchMatches,
+  as: NamedAs
+): Branch | undefined {
+  const clash = byId && byId !== byName && (byName || as === 'name');
+  if (!clash) return as === 'name' ? byName : (byName ?? byId);
+  const shown = oneLine(text, 80);
+  const idOf = `the id of branch ${byId.name}`;
+  throw new InputError(input, (named) =>
+    byName
+      ? `${capital(named(input))} '${shown}' names two branches: branch ${byName.name} (${byName.id}) by its name, and ${idOf}. ` +
+        `Name the one meant otherwise: '${byName.id}' (the id of the first) or '${byId.name}' (the name of the second). Nothing was changed.`
+      : `${capital(named(input))} '${shown}' is ${idOf}: a branch of that name could not be told from it by a name or id. ` +
+        'Choose another name. Nothing was changed.'
+  );
+}
+
+/** The branch `text` names in the project, by the one rule (`namedBranch`); undefined: none. */
+export async function findNamedBranch(
+  input: InputName,
+  text: string,
+  as: NamedAs,
+  deadline: number,
+  { client, projectId }: StepDeps
+): Promise<Branch | undefined> {
+  return namedBranch(input, text, await branchMatches(client, projectId, text, deadline), as);
+}
+
+/**
+ * The parent of a branch to create, once the name to create is checked by the one rule
+ * (`namedBranch`). Without a parent asked, the default branch is found in the list of every
+ * branch, which also holds any branch the name would clash with: one read for both.
+ */
+export async function parentFor(
+  create: { name: string; parent?: string },
   deadline: number,
   deps: StepDeps
 ): Promise<Branch> {
   const { client, projectId } = deps;
-  const parent = asked
-    ? await findBranch(client, projectId, asked, deadline)
-    : await defaultBranch(client, projectId, deadline);
+  const listed = create.parent ? undefined : await listBranches(client, projectId, deadline);
+  const matches = listed
+    ? matchesIn(listed, create.name)
+    : await branchMatches(client, projectId, create.name, deadline);
+  const existing = namedBranch('create_branch', create.name, matches, 'name');
+  // The default or a protected branch is never adopted (its URL would reach the next step): refused unsent.
+  if (existing) refuseUntouchable('create_branch', existing, 'adopted');
+  const parent = create.parent
+    ? await findNamedBranch('parent', create.parent, 'name or id', deadline, deps)
+    : listed?.find((b) => b.default);
   if (parent) return parent;
-  if (!asked) throw new ApiError(`Project ${projectId} lists no default branch.`, 404);
-  const name = oneLine(asked, 80);
+  if (!create.parent) throw new ApiError(`Project ${projectId} lists no default branch.`, 404);
+  const name = oneLine(create.parent, 80);
   throw new InputError(
     'parent',
     (named) =>

@@ -1,16 +1,17 @@
 import type { Rules } from '../neon/answer-rules.js';
 import { pullRequestAnnotation } from '../neon/branch-annotations.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
-import { connectionOfAnswer, findBranch } from '../neon/branches.js';
+import { connectionOfAnswer } from '../neon/branches.js';
 import { type Branch, branchOf } from '../neon/resources.js';
-import { sendRequest } from '../neon/send.js';
+import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import type { ApiRequest } from '../neon/client.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
 import type { InputName } from '../inputs.js';
 import { type OnExisting, readOnExisting } from '../settings/on-existing.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
-import { connectionOf, parentOf } from './branch-lookups.js';
+import { connectionOf, findNamedBranch, parentFor } from './branch-lookups.js';
 import {
   carriesMark,
   CREATE_MARK_KEY,
@@ -59,6 +60,12 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
   // `database_name` is compare_schema's too: settings.ts refuses it when neither is asked.
   own: ['parent', 'expires_in', 'role_name', 'on_existing'],
+  // The step waits for the branch it creates or adopts (its operations, or the branch until it has
+  // none in progress). These would be awaited instead, or found unknown only after the create.
+  excludes: {
+    inputs: ['operation_id', 'operations', 'endpoint_id'],
+    why: 'the step waits for the branch it creates. Wait for other work in a step of its own.'
+  },
   // The renewal of a kept branch's expiry goes by its own row (the restore by reset_branch's).
   rules: { ...RULES, renew_expiry: EXPIRY_RULES },
   connects: true,
@@ -94,7 +101,7 @@ async function perform(
   deps: StepDeps
 ): Promise<Performed> {
   const { client, projectId } = deps;
-  const parent = await parentOf(kind.parent, deadline, deps);
+  const parent = await parentFor(kind, deadline, deps);
   const expiresAt = kind.expiresInMs === undefined ? undefined : expiryFrom(kind.expiresInMs, deps);
   const mark = newCreateMark();
   const pr = kind.pullRequest;
@@ -114,10 +121,12 @@ async function perform(
     rules: RULES.create_branch,
     action: 'create_branch'
   } as const;
-  const outcome = await sendRequest(request, deadline, deps).catch(async (error: unknown) => {
-    throw (await limitError(error, kind.name, deadline, deps)) ?? error;
-  });
-  if (outcome.ended === 'accept') {
+  const { outcome, found } = await createOrFind(request, kind.name, deadline, deps).catch(
+    async (error: unknown) => {
+      throw (await limitError(error, kind.name, deadline, deps)) ?? error;
+    }
+  );
+  if (!found) {
     const made = branchOfAnswer(outcome.response);
     const branch = outcomeOf(made, parent, 'created', made.expiresAt ?? expiresAt);
     deps.log(`Created branch ${made.name} (${made.id}) from ${parent.name}.`);
@@ -130,13 +139,6 @@ async function perform(
       follow: { operations: operationsOf(outcome.response) }
     };
   }
-  // 409: a branch of that name exists. Found by its exact name, never by a part of it.
-  const found = await findBranch(client, projectId, kind.name, deadline, 'name');
-  if (!found)
-    throw new ApiError(
-      `${request.method} ${path} answered 409 for the name ${kind.name}, but no branch of that exact name is listed.`,
-      409
-    );
   // The default or a protected branch is never adopted: its URL would reach the next step.
   refuseUntouchable('create_branch', found, 'adopted');
   // Ours only when a send of this step got no answer and the branch carries this create's mark.
@@ -170,6 +172,41 @@ async function perform(
     outcome: { ...sent, branch: { ...branch, connection }, databaseUrl: connection?.url },
     follow: reset ? { operations: reset.operations } : { branchId: found.id }
   };
+}
+
+/** A 409 whose name no branch has when looked up (deleted meanwhile): the create is sent again, this many times in all. */
+const MAX_CREATES = 3;
+
+/**
+ * The create sent until it is accepted (no `found`), or a 409 for the name and the branch of that
+ * exact name (`found`, never a part of it). A 409 whose branch is not listed (deleted between the
+ * two, or a conflict of another kind) sends the create again, `MAX_CREATES` in all; then it is the
+ * API's error, its message kept.
+ */
+async function createOrFind(
+  request: ApiRequest,
+  name: string,
+  deadline: number,
+  deps: StepDeps
+): Promise<{ outcome: RequestOutcome; found?: Branch }> {
+  let earlier: Pick<RequestOutcome, 'attempts' | 'unansweredAt'> = { attempts: 0 };
+  for (let sends = 1; ; sends++) {
+    const sent = await sendRequest(request, deadline, deps);
+    // What the earlier sends did counts too: their attempts, and a first send that got no answer.
+    const outcome = {
+      ...sent,
+      attempts: earlier.attempts + sent.attempts,
+      unansweredAt: earlier.unansweredAt ?? sent.unansweredAt
+    };
+    if (outcome.ended === 'accept') return { outcome };
+    const found = await findNamedBranch('create_branch', name, 'name', deadline, deps);
+    if (found) return { outcome, found };
+    const conflict = `${request.method} ${request.path} answered ${outcome.answerError ?? 'HTTP 409'}, but no branch is named exactly ${name}`;
+    if (sends >= MAX_CREATES)
+      throw new ApiError(`${conflict} (${sends} times): not a name taken, so not adopted.`, 409);
+    deps.log(`${conflict}: deleted meanwhile, or another conflict; sending the create again.`);
+    earlier = outcome;
+  }
 }
 
 function outcomeOf(

@@ -1,6 +1,5 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
-import { findBranch } from '../neon/branches.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import { readBranchName } from '../settings/fields.js';
 import { InputError } from '../util/errors.js';
@@ -12,6 +11,7 @@ import {
   type RequestKindModule,
   type StepDeps
 } from './kind.js';
+import { findNamedBranch } from './branch-lookups.js';
 
 // `delete_branch: NAME_OR_ID`: delete that branch, then wait for the deletion; one already gone
 // passes. The default branch and protected branches are refused with nothing sent.
@@ -47,8 +47,8 @@ async function perform(
   deadline: number,
   deps: StepDeps
 ): Promise<Performed> {
-  const { client, projectId } = deps;
-  const found = await findBranch(client, projectId, kind.branch, deadline);
+  const { projectId } = deps;
+  const found = await findNamedBranch('delete_branch', kind.branch, 'name or id', deadline, deps);
   const pathOf = (id: string) => `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
   // A name found nowhere has no id: `branch_id` stays empty, never the name.
   const gone = (id?: string): Performed => {

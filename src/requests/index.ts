@@ -1,6 +1,8 @@
 import type { InputName } from '../inputs.js';
 import type { Rules } from '../neon/answer-rules.js';
+import { branchExists } from '../neon/branches.js';
 import type { RequestOutcome } from '../neon/send.js';
+import { ApiError } from '../util/errors.js';
 import { invalid, type InputReader } from '../settings/fields.js';
 import { systemClock } from '../util/clock.js';
 import { endingOf, type Ending } from '../wait/conclusion.js';
@@ -70,6 +72,10 @@ export function readRequest(input: InputReader, context: ReadContext): RequestKi
       words ? words(named, asked) : `is an input of ${named(name)}, which is not set.`
     );
   }
+  const excluded = asked && MODULES[asked].excludes;
+  const clash = excluded?.inputs.find((name) => field(name).value !== '');
+  if (asked && excluded && clash)
+    throw invalid(field(clash), (named) => `cannot be used with ${named(asked)}: ${excluded.why}`);
   return asked && MODULES[asked].read(input, context);
 }
 
@@ -157,12 +163,28 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
     const ids = [...new Set([...settings.operationIds, ...given.map((op) => op.id)])];
     const rest = {
       operationIds: ids,
-      ...('branchId' in follow && { branchId: follow.branchId })
+      ...('branchId' in follow && { branchId: follow.branchId, adoptedBranch: true })
     };
     // The request's deadline goes on: the wait counts from the step's start, so that a timeout
     // names the step's `timeout`, not what the request left of it.
     const waiting = { ...settings, ...rest, projectId, givenOperations: given };
     const waited = await waitFor(waiting, deps, startedAt);
+    // An adopted branch deleted meanwhile (another job's delete_branch, its expiry) is not ready:
+    // the deletion came after this step found it, so it stands, and its URLs are not handed on.
+    const adopted = 'branchId' in follow ? follow.branchId : undefined;
+    if (adopted && !waited.failure && !(await branchExists(client, projectId, adopted, deadline))) {
+      const { branch } = outcome;
+      outcome = {
+        ...outcome,
+        databaseUrl: undefined,
+        branch: branch && { ...branch, connection: undefined }
+      };
+      throw new ApiError(
+        `Branch ${branch?.name ?? adopted} (${adopted}) was deleted while this step adopted it: not ready, and its connection is not given. ` +
+          'Run the step again to create it anew.',
+        404
+      );
+    }
     const readyMs = waited.finishedAt - startedAt;
     const branch = outcome.branch && { ...outcome.branch, ...(!waited.failure && { readyMs }) };
     return { ...waited, startedAt, request: { ...outcome, branch } };

@@ -51,6 +51,11 @@ export interface RequestKindModule<K extends { kind: InputName }> {
   own: readonly InputName[];
   /** Why one of `own` is refused when this kind is not asked (`asked`: the kind that is, if any). */
   stray?: (named: Naming, asked: InputName | undefined) => string;
+  /**
+   * Inputs that cannot go with this kind (`inputs`: text inputs, set when not empty), and why
+   * (`why`, after `cannot be used with KIND`): refused before anything is sent.
+   */
+  excludes?: { inputs: readonly InputName[]; why: string };
   /** Its rows of rules by name (docs/request.md's table); the kind sends by them. */
   rules: Readonly<Record<string, Rules>>;
   /** Whether its answer gives the branch's connection, for `database_url: response`. */

@@ -1,9 +1,8 @@
 import type { BranchOutcome } from '../neon/branch-outcome.js';
-import { findBranch } from '../neon/branches.js';
 import { readBranchName } from '../settings/fields.js';
 import { InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
-import { connectionOf } from './branch-lookups.js';
+import { connectionOf, findNamedBranch } from './branch-lookups.js';
 import { refuseUntouchable, resetFromParent, RESTORE_RULES } from './branch-life.js';
 import type { Performed, RequestKindModule, StepDeps } from './kind.js';
 
@@ -36,8 +35,8 @@ async function perform(
   deadline: number,
   deps: StepDeps
 ): Promise<Performed> {
-  const { client, projectId } = deps;
-  const found = await findBranch(client, projectId, kind.branch, deadline);
+  const { projectId } = deps;
+  const found = await findNamedBranch('reset_branch', kind.branch, 'name or id', deadline, deps);
   if (!found)
     throw new InputError(
       'reset_branch',

@@ -69,6 +69,18 @@ export class DeadlineError extends Error {
   }
 }
 
+/**
+ * A mutation not sent because the time left could not see it through (`why`): nothing was sent or
+ * failed, so it carries no API error; the deadline's message is `why`.
+ */
+export class NotSentError extends DeadlineError {
+  override name = 'NotSentError';
+  constructor(readonly why: string) {
+    super();
+    this.message = why;
+  }
+}
+
 /** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. `status`: an answer's. */
 export class TransientError extends Error {
   override name = 'TransientError';
@@ -81,10 +93,16 @@ export class TransientError extends Error {
   }
 }
 
-/** The job was cancelled (SIGINT/SIGTERM) while the action was waiting. */
+/**
+ * The job was cancelled (SIGINT/SIGTERM) while the action was waiting. `unanswered`: what a
+ * mutation sent and never answered may have done, when the signal came before its answer.
+ */
 export class CancelledError extends Error {
   override name = 'CancelledError';
   override message = 'The wait was cancelled';
+  constructor(readonly unanswered?: string) {
+    super();
+  }
 }
 
 /** One database connection attempt ran out of its share of the time left. */

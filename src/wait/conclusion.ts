@@ -6,6 +6,7 @@ import {
   DeadlineError,
   InputError,
   type Naming,
+  NotSentError,
   UnconfirmedError,
   WordedApiError
 } from '../util/errors.js';
@@ -46,7 +47,8 @@ export function endingOf(error: unknown, ctx: EndingContext): Ending {
   if (error instanceof CancelledError || ctx.signal?.aborted)
     return final(
       WAIT_STATUS.aborted,
-      'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.'
+      'Interrupted (SIGINT or SIGTERM) while waiting; the result shows what was seen until then.' +
+        (error instanceof CancelledError && error.unanswered ? ` ${error.unanswered}` : '')
     );
   if (error instanceof DeadlineError) return deadlineEnding(ctx, { fault: error });
   if (error instanceof InputError) return final(WAIT_STATUS.inputError, error.words(named));
@@ -107,6 +109,9 @@ export function deadlineEnding(
   const at = lastAt === undefined ? '' : ` at ${formatDuration(Math.max(0, lastAt - startedAt))}`;
   const { lastError, failingSince, retryAfterMs } = fault ?? {};
   const ending = { status: WAIT_STATUS.timeout, timedOut: true, lastError, failingSince };
+  // Nothing was sent, nothing failed: no retry to speak of, and no API error.
+  if (fault instanceof NotSentError)
+    return { status: WAIT_STATUS.timeout, timedOut: true, failure: `${fault.why}.${more}` };
   if (retryAfterMs !== undefined) {
     const asked = retryAfterMs > YEAR_MS ? 'more than a year' : formatDuration(retryAfterMs);
     const failure =

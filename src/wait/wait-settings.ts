@@ -17,6 +17,8 @@ export interface WaitSettings {
   timeoutMs: number;
   intervalMs: number;
   policy: FailurePolicy;
+  /** `branchId` is a branch a request adopted, maybe still being made: awaited even with `watchJob`. */
+  adoptedBranch?: boolean;
   /** Mark where the project's operations stand now, for the post step of `watch_job`. */
   watchJob?: boolean;
   /** Watch what the job started after this point (the post step of `watch_job`). */

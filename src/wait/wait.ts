@@ -116,7 +116,7 @@ export async function waitFor(
       await confirmPlace(client, resolved, settings, deadline);
     if (settings.watchJob && !settings.jobMark) {
       deps.onJobMark?.(await markJobStart(client, resolved, deadline, clock));
-      if (settings.operationIds.length === 0) {
+      if (settings.operationIds.length === 0 && !settings.adoptedBranch) {
         log.info(
           `Watching the job: the post step will wait for every operation of project ${resolved}` +
             `${settings.branchId ? ` (branch ${settings.branchId})` : ''} started from now on.`
