@@ -271,7 +271,9 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
     expect(resent.map(([kind]) => kind)).toEqual([
       'read',
       'create_branch',
+      'renew_expiry',
       'delete_branch',
+      'reset_branch',
       'sweep_branches'
     ]);
     expect(LOOKUP_RULES.no_answer).toBe('resend');

@@ -53,6 +53,7 @@ import {
   serialMs
 } from './locked.js';
 import { previewRows, sweepRows } from './preview.js';
+import { lifeRows } from './branch-life.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PROJECT = 'bench-project-1';
@@ -803,7 +804,7 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or wrong, short, locked, preview, sweep) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// BENCH_ONLY=learned (or wrong, short, locked, preview, life, sweep) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
 // parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
 // BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
@@ -822,6 +823,10 @@ if (only === 'short') {
 }
 if (only === 'locked') {
   console.log(await lockedTable());
+  process.exit(0);
+}
+if (only === 'life') {
+  console.log(table(['case', 'tool', 'what happened', 'goal'], await lifeRows()));
   process.exit(0);
 }
 if (only === 'preview') {
@@ -860,6 +865,8 @@ console.log('\n## A locked project: the request before the wait (simulated time)
 console.log(await lockedTable());
 console.log('\n## Preview branches by name (simulated time)\n');
 console.log(table(['case', 'tool', 'what happened', 'goal'], await previewRows()));
+console.log("\n## A preview branch's life: reset on a push, the branch limit (simulated time)\n");
+console.log(table(['case', 'tool', 'what happened', 'goal'], await lifeRows()));
 console.log('\n## A nightly sweep (simulated time)\n');
 console.log(table(['case', 'tool', 'what happened', 'goal'], await sweepRows()));
 console.log(

@@ -1362,6 +1362,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   const server = createServer(receive);
+  // On a clock of its own (simulated time), the client's idle-connection timers run on faked
+  // timers too: each jump of minutes would close every connection, and each next request open
+  // one. Undici keeps a connection as long as the server's keep-alive hint says (up to 10 minutes).
+  if (options.clock) server.keepAliveTimeout = 3_600_000;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

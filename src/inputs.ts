@@ -43,6 +43,8 @@ export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
 export const FORMAT_CHOICES = ['text', 'json'] as const;
 /** `--dotenv-format`: who reads the `--dotenv` file (`src/cli/dotenv.ts` writes each). */
 export const DOTENV_FORMATS = ['shell', 'gitlab'] as const;
+/** `on_existing`: with create_branch, what an existing branch of that name gets (`settings/on-existing.ts` reads it). */
+export const ON_EXISTING_CHOICES = ['reuse', 'reset'] as const;
 
 // prettier-ignore
 const INPUT_ROWS = {
@@ -66,6 +68,8 @@ const INPUT_ROWS = {
   expires_in: { type: 'duration', default: '', description: 'With create_branch: delete it this long after, 10m to 8760h, e.g. 7d. Default: never.', arg: 'DURATION', min: 600_000, max: 365 * 24 * H, group: 'request' },
   role_name: { type: 'text', default: '', description: 'With create_branch: the role of the URLs. Default: the database owner.', arg: 'NAME', group: 'request' },
   database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs (and of compare_schema). Default: the branch's first.", arg: 'NAME', group: 'request' },
+  on_existing: { type: 'choice', choices: ON_EXISTING_CHOICES, default: '', description: "With create_branch: `reuse` an existing branch, or `reset` it from its parent. Default: reuse.", arg: 'WHAT', group: 'request' },
+  reset_branch: { type: 'text', default: '', description: "Reset this branch (name or id) from its parent's head, then wait. Default none.", arg: 'NAME_OR_ID', group: 'request' },
   wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status', group: 'target' },
   timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H, group: 'deadline', short: 't' }, // a hosted job's longest run
   interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h (sooner where the project's history expects the end). Default `5s`.", arg: 'DURATION', min: 1000, max: H, group: 'deadline', short: 'i' },

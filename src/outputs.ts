@@ -55,7 +55,7 @@ const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 10
 
 // prettier-ignore
 export const OUTPUTS: readonly Output[] = [
-  { name: 'status', description: 'The verdict: the operations\' status (the worst) or the wait\'s own (`idle`, `timeout`, …: docs/how-it-decides.md).', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
+  { name: 'status', description: 'The verdict (docs/how-it-decides.md): the operations\' worst status, or the wait\'s own (`idle`, …).', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
   { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: timedOut, json: 'boolean' },
   { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => awaitedOperations(r)[0] ?? null, json: 'object (the first awaited operation as last seen), or `null`' },
   { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: awaitedOperations, json: 'array of objects' },

@@ -1,6 +1,8 @@
 /**
- * `database_url` end to end: dist/index.js as the runner runs it, the simulator for the control
- * plane, and real PostgreSQL servers on 127.0.0.1 for the database (no mock of either).
+ * `database_url` end to end: the simulator for the control plane, and real PostgreSQL servers on
+ * 127.0.0.1 for the database (no mock of either). The action's step runs in-process
+ * (`runInProcess`, the same assertions as a spawned run), but once through dist/index.js as the
+ * runner runs it, which shows the bundled driver at work; the command runs as dist/cli/.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
@@ -21,6 +23,7 @@ import {
   wire
 } from '../../simulator/postgres.js';
 import { unknownArrayAnswer } from '../helpers/probe.js';
+import { runInProcess } from '../helpers/in-process-action.js';
 import { NODE, ROOT, runAction, workflowCommands } from '../helpers/run-action.js';
 import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
 
@@ -65,15 +68,18 @@ afterEach(async () => {
   sim = undefined;
 });
 
-/** A finished create_branch and start_compute, and the action told to check `url` afterwards. */
-async function runWith(url: string, more: Record<string, string> = {}) {
+/**
+ * A finished create_branch and start_compute, and the action told to check `url` afterwards: its
+ * step in-process, or with `run = runAction` spawned from the bundle.
+ */
+async function runWith(url: string, more: Record<string, string> = {}, run = runInProcess) {
   const op = operation(PROJECT, 'start_compute', [
     [0, 'running'],
     [300, 'finished']
   ]);
   await sim?.close();
   sim = await simulate([op]);
-  return runAction({
+  return run({
     inputs: {
       api_key: DEFAULT_KEY,
       api_host: sim.url,
@@ -151,8 +157,8 @@ describe('the command and the database', () => {
 });
 
 describe('database_url', () => {
-  it('passes once SELECT 1 answers, and says how long that took', async () => {
-    const run = await runWith(urlFor(db, 'app', PASSWORD, 'appdb'));
+  it('passes once SELECT 1 answers, and says how long that took (dist/index.js)', async () => {
+    const run = await runWith(urlFor(db, 'app', PASSWORD, 'appdb'), {}, runAction);
     expect(run.code).toBe(0);
     expect(run.outputs).toMatchObject({ status: 'finished', database_ready: 'true' });
     expect(run.summary).toMatch(
@@ -174,10 +180,10 @@ describe('database_url', () => {
       watch_job: 'true',
       database_url: urlFor(db, 'app', PASSWORD, 'appdb')
     };
-    const main = await runAction({ inputs });
+    const main = await runInProcess({ inputs });
     expect(main.outputs).toMatchObject({ status: 'watching', database_ready: '' });
     expect(main.stdout).not.toContain('Connecting to the database');
-    const post = await runAction({ inputs, state: main.state, step: 'post' });
+    const post = await runInProcess({ inputs, state: main.state, step: 'post' });
     expect(post.code).toBe(0);
     expect(post.outputs).toMatchObject({ status: 'idle', database_ready: 'true' });
   });

@@ -84,6 +84,40 @@ describe('a preview branch through dist', () => {
     expect(again.outputs.branch_outcome).toBe('gone');
   }, 120_000);
 
+  it('a pull request: annotated on create; the next push resets it (on_existing: reset) and renews its expiry; the command refuses --reset-branch main', async () => {
+    sim = await start();
+    const inputs = projectInputs(sim);
+    const event = { name: 'pull_request', payload: { number: 3, pull_request: { number: 3 } } };
+    const create = { ...inputs, create_branch: 'preview/pr-3', expires_in: '7d' };
+    const opened = await runAction({ inputs: create, event });
+    expect(opened.outputs.branch_outcome).toBe('created');
+    expect(named('preview/pr-3')[0]?.annotations).toMatchObject({
+      'github-pr-number': '3',
+      'github-commit-repo': 'octo-org/octo-repo'
+    });
+
+    const pushed = await runAction({ inputs: { ...create, on_existing: 'reset' }, event });
+    expect(pushed.code).toBe(0);
+    expect(pushed.outputs).toMatchObject({
+      status: 'finished',
+      branch_outcome: 'reset',
+      created: 'false',
+      branch_id: opened.outputs.branch_id
+    });
+    expect(pushed.outputs.database_url).toMatch(/^postgres/);
+    expect(pushed.stdout).toMatch(/Renewed the expiry of branch preview\/pr-3/);
+    expect(pushed.summary).toMatch(/Reset branch .*preview\/pr-3/);
+    expect(named('preview/pr-3')[0]?.lastResetAt).toBeDefined();
+
+    const before = sim.requests.length;
+    const refused = await runBuiltCommand([...projectFlags(sim), '--reset-branch', 'main'], {
+      home: tmpdir()
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout + refused.stderr).toMatch(/--reset-branch names main .*default branch/);
+    expect(sim.requests.slice(before).filter((r) => r.method !== 'GET')).toHaveLength(0);
+  }, 120_000);
+
   it('the command: --dotenv writes the URLs (mode 0600) for a shell to source, never stdout', async () => {
     sim = await start();
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-dotenv-'));

@@ -1,7 +1,9 @@
 /**
  * `watch_job` end to end: the main step and then the post step, each run as the runner runs them
  * (the same inputs; the post step gets what the main step saved in GITHUB_STATE as STATE_*), with
- * operations started between them, as a job's other steps would.
+ * operations started between them, as a job's other steps would. Spawned from dist/ for what only
+ * that shows (dist/post.js, a pull request's event, a GITHUB_STATE that cannot be written); the
+ * other cases run the steps in-process (`runInProcess`), with the same assertions.
  */
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -9,6 +11,7 @@ import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
 import { DEFAULT_KEY, operation, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { DROP_COLUMN_AND_TABLE } from '../../simulator/schema-diffs.js';
+import { runInProcess } from '../helpers/in-process-action.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
 import { PROJECT, simulate } from '../helpers/sim.js';
 
@@ -76,12 +79,12 @@ describe('watch_job', () => {
 
   it('fails the job, naming each operation of the job that did not succeed', async () => {
     sim = await simulate([]);
-    const main = await runAction({ inputs: inputs(sim) });
+    const main = await runInProcess({ inputs: inputs(sim) });
     const ok = startedNow(sim, 'create_branch', 300);
     const bad = startedNow(sim, 'apply_config', 600, 'error', { error: 'role exists' });
     sim.addOperation(ok);
     sim.addOperation(bad);
-    const post = await runAction({ inputs: inputs(sim), state: main.state, step: 'post' });
+    const post = await runInProcess({ inputs: inputs(sim), state: main.state, step: 'post' });
     expect(post.code).toBe(1);
     const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
     expect(error).toMatch(new RegExp(`apply_config ${bad.id} is error .*role exists`));
@@ -94,11 +97,11 @@ describe('watch_job', () => {
       [400, 'finished']
     ]);
     sim = await simulate([awaited]);
-    const main = await runAction({ inputs: inputs(sim, { operation_id: awaited.id }) });
+    const main = await runInProcess({ inputs: inputs(sim, { operation_id: awaited.id }) });
     expect(main.outputs.status).toBe('finished');
     const later = startedNow(sim, 'apply_config', 500);
     sim.addOperation(later);
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, { operation_id: awaited.id }),
       state: main.state,
       step: 'post'
@@ -123,12 +126,12 @@ describe('watch_job', () => {
       }
     );
     sim = await simulate([made]);
-    const main = await runAction({ inputs: inputs(sim, { branch_id: 'br-mine' }) });
+    const main = await runInProcess({ inputs: inputs(sim, { branch_id: 'br-mine' }) });
     const mine = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-mine' };
     const other = { ...startedNow(sim, 'create_branch', 300), branch_id: 'br-other' };
     sim.addOperation(mine);
     sim.addOperation(other);
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, { branch_id: 'br-mine' }),
       state: main.state,
       step: 'post'
@@ -223,9 +226,9 @@ describe('watch_job', () => {
 
   it('says the project was deleted during the job, not that project_id is wrong', async () => {
     sim = await simulate([]);
-    const main = await runAction({ inputs: inputs(sim) });
+    const main = await runInProcess({ inputs: inputs(sim) });
     sim.deleteProject(PROJECT);
-    const post = await runAction({ inputs: inputs(sim), state: main.state, step: 'post' });
+    const post = await runInProcess({ inputs: inputs(sim), state: main.state, step: 'post' });
     expect(post.code).toBe(1);
     const [error] = workflowCommands(post.stdout).filter((l) => l.startsWith('::error'));
     expect(error).toMatch(
@@ -274,7 +277,7 @@ describe('watch_job', () => {
       ...seededBranches(PROJECT, [{ name: 'main' }])
     });
     const asked = inputs(sim, { create_branch: 'preview/pr-7' });
-    const main = await runAction({ inputs: asked });
+    const main = await runInProcess({ inputs: asked });
     expect(main.outputs.branch_outcome ?? main.outputs.created).toMatch(/^(created|true)$/);
     // A later step of the job deletes the branch.
     const branch = sim.branches(PROJECT).find((b) => b.name === 'preview/pr-7');
@@ -285,7 +288,7 @@ describe('watch_job', () => {
     });
     expect(deleted.status).toBe(200);
     const before = sim.requests.length;
-    const post = await runAction({ inputs: asked, state: main.state, step: 'post' });
+    const post = await runInProcess({ inputs: asked, state: main.state, step: 'post' });
     expect(post.code).toBe(0);
     const sent = sim.requests.slice(before).map((r) => r.method);
     expect(sent.length).toBeGreaterThan(0); // it watched the job
@@ -330,10 +333,10 @@ describe('watch_job', () => {
 
   it('without watch_job, the post step prints nothing, writes nothing and sends no request', async () => {
     sim = await simulate([operation(PROJECT, 'create_branch', [[-1000, 'finished']])]);
-    const main = await runAction({ inputs: inputs(sim, { watch_job: 'false' }) });
+    const main = await runInProcess({ inputs: inputs(sim, { watch_job: 'false' }) });
     expect(main.state).toEqual({});
     const requests = sim.requests.length;
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, { watch_job: 'false' }),
       state: main.state,
       step: 'post'

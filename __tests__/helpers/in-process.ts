@@ -67,9 +67,16 @@ export class InProcess {
     }
   }
 
-  /** One wait with these inputs (`api_key` and `api_host` filled in), run to its end. */
-  async wait(inputs: Record<string, string>, seed = 1): Promise<Waited> {
-    const [waited] = await this.time.run([this.start(inputs, seed)], 6 * 3_600_000);
+  /**
+   * One wait with these inputs (`api_key` and `api_host` filled in), run to its end; `event` is
+   * what a front end read of the run's event (the pull request).
+   */
+  async wait(
+    inputs: Record<string, string>,
+    seed = 1,
+    event: Parameters<typeof readSettings>[2] = {}
+  ): Promise<Waited> {
+    const [waited] = await this.time.run([this.start(inputs, seed, {}, event)], 6 * 3_600_000);
     return waited as Waited;
   }
 
@@ -104,7 +111,8 @@ export class InProcess {
   private async start(
     inputs: Record<string, string>,
     seed: number,
-    overrides: Partial<Settings> = {}
+    overrides: Partial<Settings> = {},
+    event: Parameters<typeof readSettings>[2] = {}
   ): Promise<Waited> {
     const all: Record<string, string> = {
       ...actionDefaults(),
@@ -115,7 +123,8 @@ export class InProcess {
     const settings = {
       ...readSettings(
         (name) => all[name] ?? '',
-        () => undefined
+        () => undefined,
+        event
       ),
       ...overrides
     };

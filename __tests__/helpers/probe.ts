@@ -4,6 +4,7 @@ import { type ProbeAttempt, type ProbeResult, probeDatabase } from '../../src/da
 import { parseDatabaseUrl } from '../../src/database/url.js';
 import { secretsOf } from '../../src/util/url-secrets.js';
 import { registerSecret } from '../../src/util/redact.js';
+import { type Clock, systemClock } from '../../src/util/clock.js';
 import { wire } from '../../simulator/postgres.js';
 
 export interface ProbeRun {
@@ -11,6 +12,11 @@ export interface ProbeRun {
   attempts: ProbeAttempt[];
   /** Wall-clock time of the whole call. */
   wallMs: number;
+  /**
+   * The time it chose to wait between attempts (the real clock's sleeps, summed): 0 for a probe
+   * that ended at once, whatever the machine's load made its attempts cost.
+   */
+  sleptMs: number;
 }
 
 export async function runProbe(
@@ -23,14 +29,23 @@ export async function runProbe(
   for (const secret of secretsOf(url)) registerSecret(secret);
   // libpq's environment: none unless the test gives one, whatever the test process has.
   const target = parseDatabaseUrl(url, options.env ?? {});
+  let sleptMs = 0;
+  const clock: Clock = {
+    now: systemClock.now,
+    sleep: (ms, signal) => {
+      sleptMs += ms;
+      return systemClock.sleep(ms, signal);
+    }
+  };
   const started = Date.now();
   const result = await probeDatabase({
     target,
     deadline: started + timeoutMs,
     onAttempt: (attempt) => attempts.push(attempt),
-    signal: options.signal
+    signal: options.signal,
+    clock
   });
-  return { result, attempts, wallMs: Date.now() - started };
+  return { result, attempts, wallMs: Date.now() - started, sleptMs };
 }
 
 /** Neither the URL nor the password, raw or percent-encoded, appears in anything the probe gave. */

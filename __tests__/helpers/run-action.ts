@@ -100,30 +100,44 @@ function assertDistFresh(): void {
   distChecked = true;
 }
 
-/** Runs `dist/index.js` the way the Actions runner does: INPUT_* variables, command files, an event. */
-export async function runAction(options: RunOptions): Promise<ActionRun> {
-  assertDistFresh();
-  const dir = mkdtempSync(join(tmpdir(), 'neon-wait-e2e-'));
-  const outputFile = join(dir, 'output');
-  const summaryFile = join(dir, 'summary.md');
-  const eventFile = join(dir, 'event.json');
-  const stateFile = join(dir, 'state');
-  writeFileSync(stateFile, '');
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  writeFileSync(eventFile, JSON.stringify(options.event?.payload ?? {}));
+/** The runner's files for one step: outputs, summary, state and event, in `dir`. */
+export interface RunnerFiles {
+  dir: string;
+  outputFile: string;
+  summaryFile: string;
+  stateFile: string;
+  eventFile: string;
+}
 
+/** Makes (or empties) the runner's files in `dir`, with the event's payload. */
+export function runnerFiles(dir: string, options: RunOptions): RunnerFiles {
+  const files = {
+    dir,
+    outputFile: join(dir, 'output'),
+    summaryFile: join(dir, 'summary.md'),
+    eventFile: join(dir, 'event.json'),
+    stateFile: join(dir, 'state')
+  };
+  writeFileSync(files.stateFile, '');
+  writeFileSync(files.outputFile, '');
+  writeFileSync(files.summaryFile, '');
+  writeFileSync(files.eventFile, JSON.stringify(options.event?.payload ?? {}));
+  return files;
+}
+
+/** The environment the runner gives the step: INPUT_* variables, command files, state, an event. */
+export function runnerEnv(files: RunnerFiles, options: RunOptions): Record<string, string> {
   const inputs = { ...actionDefaults(), ...options.inputs };
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
-    HOME: dir,
-    RUNNER_TEMP: dir,
+    HOME: files.dir,
+    RUNNER_TEMP: files.dir,
     GITHUB_ACTIONS: 'true',
     CI: 'true',
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    GITHUB_STATE: stateFile,
-    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_OUTPUT: files.outputFile,
+    GITHUB_STEP_SUMMARY: files.summaryFile,
+    GITHUB_STATE: files.stateFile,
+    GITHUB_EVENT_PATH: files.eventFile,
     GITHUB_EVENT_NAME: options.event?.name ?? 'push',
     GITHUB_REPOSITORY: 'octo-org/octo-repo',
     GITHUB_RUN_ID: '1',
@@ -137,6 +151,39 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   }
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value;
+  return env;
+}
+
+/** What the step left: its log, the runner's files read as the runner reads them. */
+export function stepRun(
+  files: RunnerFiles,
+  ended: Pick<ActionRun, 'code' | 'signal' | 'durationMs' | 'endedAt' | 'signalToExitMs'>,
+  stdout: string,
+  stderr: string
+): ActionRun {
+  const outputText = readFileSync(files.outputFile, 'utf8');
+  const summary = readFileSync(files.summaryFile, 'utf8');
+  const state = parseOutputFile(readFileSync(files.stateFile, 'utf8'));
+  return {
+    ...ended,
+    stdout,
+    stderr,
+    outputs: parseOutputFile(outputText),
+    summary,
+    everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
+    // As the runner reads them: command data has `%`, CR and LF percent-encoded.
+    state,
+    masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) =>
+      (m[1] as string).replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
+    )
+  };
+}
+
+/** Runs `dist/index.js` the way the Actions runner does: INPUT_* variables, command files, an event. */
+export async function runAction(options: RunOptions): Promise<ActionRun> {
+  assertDistFresh();
+  const files = runnerFiles(mkdtempSync(join(tmpdir(), 'neon-wait-e2e-')), options);
+  const env = runnerEnv(files, options);
 
   const started = Date.now();
   const child = spawn(
@@ -144,7 +191,7 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     [join(ROOT, 'dist', options.step === 'post' ? 'post.js' : 'index.js')],
     {
       env,
-      cwd: dir
+      cwd: files.dir
     }
   );
   let stdout = '';
@@ -175,30 +222,21 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     child.on('close', (c, s) => done([c, s]))
   );
   const endedAt = Date.now();
-  const durationMs = endedAt - started;
   timers.forEach(clearTimeout);
-
-  const outputText = readFileSync(outputFile, 'utf8');
-  const summary = readFileSync(summaryFile, 'utf8');
-  const state = parseOutputFile(readFileSync(stateFile, 'utf8'));
-  rmSync(dir, { recursive: true, force: true });
-  return {
-    code,
-    signal,
+  const run = stepRun(
+    files,
+    {
+      code,
+      signal,
+      durationMs: endedAt - started,
+      endedAt,
+      signalToExitMs: signalledAt === undefined ? undefined : endedAt - signalledAt
+    },
     stdout,
-    stderr,
-    outputs: parseOutputFile(outputText),
-    summary,
-    durationMs,
-    endedAt,
-    signalToExitMs: signalledAt === undefined ? undefined : endedAt - signalledAt,
-    everything: [stdout.replace(/^::add-mask::.*$/gm, ''), stderr, outputText, summary].join('\n'),
-    // As the runner reads them: command data has `%`, CR and LF percent-encoded.
-    state,
-    masked: [...stdout.matchAll(/^::add-mask::(.*)$/gm)].map((m) =>
-      (m[1] as string).replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
-    )
-  };
+    stderr
+  );
+  rmSync(files.dir, { recursive: true, force: true });
+  return run;
 }
 
 /** Lines of the log that the runner would read as workflow commands (but `::add-mask::`, asked for on purpose). */

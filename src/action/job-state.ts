@@ -16,6 +16,12 @@ let unwritable = false;
 /** A mark was saved: the post step will watch the job, and shows this step's verdict too. */
 let markSaved = false;
 
+/** A step starts with nothing saved: a process runs one step, the tests run several in one. */
+export function startStep(): void {
+  unwritable = false;
+  markSaved = false;
+}
+
 function save(name: string, value: string): boolean {
   try {
     if (!unwritable) core.saveState(name, value);

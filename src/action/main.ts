@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import * as github from '@actions/github';
 import { type EngineSettings, runEngine, runStep } from '../engine.js';
 import type { Report } from '../report/model.js';
 import { boolOrNot, readSettings } from '../settings.js';
@@ -6,6 +7,7 @@ import { actionNaming } from '../util/errors.js';
 import * as state from './job-state.js';
 import * as log from './log.js';
 import { publish } from './publish.js';
+import { pullRequestOf } from './comment.js';
 
 /**
  * An input as the runner passed it, untrimmed: the settings decide what spaces mean. A sweep reads
@@ -18,6 +20,7 @@ export const input = (name: string): string =>
 
 /** The main step; with `watch_job` it leaves the mark, its verdict and what to review for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {
+  state.startStep();
   const report = await runAction(signal);
   state.saveMainEnding(report);
   state.saveSchemaTarget(report);
@@ -39,7 +42,7 @@ export async function runAction(
     mask: core.setSecret
   };
   const { report, settings } = await runStep(
-    () => ({ ...readSettings(input, core.setSecret), ...post?.settings }),
+    () => ({ ...readSettings(input, core.setSecret, eventOf()), ...post?.settings }),
     actionNaming,
     (read) => runEngine(read, deps)
   );
@@ -47,4 +50,12 @@ export async function runAction(
   // A step whose inputs are wrong still gets a summary unless it was asked off.
   await publish(settings ?? { summary: boolOrNot(input, 'summary') !== false }, shown, signal);
   return shown;
+}
+
+/** The pull request the run is for (the event's), which a created branch's annotation names. */
+function eventOf(): { pullRequest?: { number: number; repository: string } } {
+  const number = pullRequestOf(github.context);
+  // `context.repo` throws without GITHUB_REPOSITORY: read the variable it reads.
+  const repository = process.env.GITHUB_REPOSITORY ?? '';
+  return number !== undefined && repository ? { pullRequest: { number, repository } } : {};
 }

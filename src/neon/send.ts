@@ -221,7 +221,13 @@ export async function sendRequest(
     },
     // The body is never echoed: it may hold what the user did not mean to show.
     refused: (answer) =>
-      new ApiError(`The request ${named} was refused: ${answer.errorText}.`, answer.status),
+      new ApiError(
+        `The request ${named} was refused: ${answer.errorText}.`,
+        answer.status,
+        undefined,
+        undefined,
+        answer.body
+      ),
     unconfirmed: (why) =>
       new UnconfirmedError(
         `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ${CHECK_FIRST}`

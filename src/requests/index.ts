@@ -15,6 +15,7 @@ import type { WaitSettings } from '../wait/wait-settings.js';
 import { apiRequest } from './api-request.js';
 import { createBranch } from './create-branch.js';
 import { deleteBranch } from './delete-branch.js';
+import { resetBranch } from './reset-branch.js';
 import { sweepBranches } from './sweep-branches.js';
 import type { Performed, ReadContext, RequestKindModule, StepDeps } from './kind.js';
 
@@ -26,6 +27,7 @@ const KINDS = {
   request: apiRequest,
   create_branch: createBranch,
   delete_branch: deleteBranch,
+  reset_branch: resetBranch,
   sweep_branches: sweepBranches
 } satisfies { [N in InputName]?: RequestKindModule<{ kind: N }> };
 

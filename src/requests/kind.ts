@@ -13,6 +13,14 @@ export interface ReadContext {
   /** `{project_id}`, `{branch_id}`: filled from the inputs of the same name. */
   placeholders: Record<'project_id' | 'branch_id', string | undefined>;
   apiHost: string;
+  /** The pull request the step runs for, as its front end read it (the event), if any. */
+  pullRequest?: PullRequestRef;
+}
+
+/** A pull request: its number and its repository (`owner/name`). */
+export interface PullRequestRef {
+  number: number;
+  repository: string;
 }
 
 /** What the wait follows once the request is done. */
