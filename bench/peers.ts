@@ -475,7 +475,7 @@ async function retryOnLock(
  * project's branches (`branchIdResolve`, one unpaged `listProjectBranches`), "Branch NAME not
  * found" when none has it, then the DELETE with `retryOnLock`.
  */
-async function neonctlDelete(ctx: PreviewContext): Promise<PreviewEnding> {
+export async function neonctlDelete(ctx: PreviewContext): Promise<PreviewEnding> {
   try {
     const list = await ctx.call('GET', `/projects/${ctx.projectId}/branches`);
     if (list.status !== 200) return failed('list branches', list);

@@ -57,7 +57,11 @@ export function readSettings(
   const fromResponse = databaseInput === 'response';
   const databaseUrl = fromResponse ? '' : databaseInput;
   // Masked before anything else can print them, even a message about another input.
-  for (const secret of [input('api_key'), ...(databaseUrl ? secretsOf(databaseUrl) : [])]) {
+  for (const secret of [
+    input('api_key'),
+    input('github_token'),
+    ...(databaseUrl ? secretsOf(databaseUrl) : [])
+  ]) {
     if (secret.trim()) mask(secret.trim());
     registerSecret(secret);
   }

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeGitHub } from '../../simulator/github.js';
 import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction } from '../helpers/run-action.js';
@@ -153,4 +154,52 @@ describe('a preview branch through dist', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a nightly sweep through dist', () => {
+  it('deletes the branches of merged pull requests and those older than older_than; outputs and summary say which and why', async () => {
+    const token = 'ghs_e2e_sweep';
+    const gh = await startFakeGitHub(
+      { [token]: { author: 'github-actions[bot]' } },
+      { 1: { state: 'merged' }, 2: { state: 'open' } }
+    );
+    try {
+      sim = await simulate({
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT)],
+        operations: [],
+        ...seededBranches(PROJECT, [
+          { name: 'main' },
+          { name: 'preview/pr-1' },
+          { name: 'preview/pr-2', created: -20 * 86_400_000 },
+          { name: 'preview/pr-3', created: -20 * 86_400_000 }
+        ])
+      });
+      const swept = await runAction({
+        inputs: {
+          ...projectInputs(sim),
+          sweep_branches: 'preview/pr-{pr}',
+          older_than: '14d',
+          github_token: token
+        },
+        env: { GITHUB_API_URL: gh.url }
+      });
+      expect(swept.code).toBe(0);
+      expect(sim.branches(PROJECT).map((b) => b.name)).toEqual(['main', 'preview/pr-2']);
+      const deleted = JSON.parse(swept.outputs.swept ?? '[]') as Array<{
+        name: string;
+        reason: string;
+      }>;
+      expect(deleted.map((d) => [d.name, d.reason])).toEqual([
+        ['preview/pr-3', 'older than 14d (created 20d ago)'],
+        ['preview/pr-1', 'pull request #1 merged']
+      ]);
+      expect(swept.outputs).toMatchObject({ branches_count: '2', branches_limit: '25' });
+      expect(swept.summary).toMatch(/preview\/pr-2.*: kept: open pull request/);
+      expect(swept.masked).toContain(token);
+      expect(swept.stdout.replace(/^::add-mask::.*$/gm, '')).not.toContain(token);
+    } finally {
+      await gh.close();
+    }
+  });
 });

@@ -38,6 +38,9 @@ export interface Waited {
 export const EPOCH = Date.UTC(2026, 0, 1);
 
 export class InProcess {
+  /** Where a sweep reads pull requests (the GitHub stand-in's URL); reached on simulated time. */
+  githubUrl?: string;
+
   private constructor(
     readonly sim: Simulator,
     readonly time: VirtualTime
@@ -144,6 +147,7 @@ export class InProcess {
         clock: this.time.clock,
         random,
         onJobMark: (mark) => (jobMark = mark),
+        ...(this.githubUrl && { github: { baseUrl: this.githubUrl, fetch: this.time.fetch } }),
         log: { info: (m) => log.push(m), warning: (m) => log.push(`warning: ${m}`) }
       });
       return { result, retries, log, requests: client.requests, jobMark };

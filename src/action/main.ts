@@ -9,8 +9,14 @@ import * as log from './log.js';
 import { publish } from './publish.js';
 import { pullRequestOf } from './comment.js';
 
-/** An input as the runner passed it, untrimmed: the settings decide what spaces mean. */
-export const input = (name: string): string => core.getInput(name, { trimWhitespace: false });
+/**
+ * An input as the runner passed it, untrimmed: the settings decide what spaces mean. A sweep reads
+ * the pull requests of the workflow's own repository (the command's `--repository`).
+ */
+export const input = (name: string): string =>
+  name === 'repository'
+    ? (process.env.GITHUB_REPOSITORY ?? '')
+    : core.getInput(name, { trimWhitespace: false });
 
 /** The main step; with `watch_job` it leaves the mark, its verdict and what to review for the post step. */
 export async function run(signal: AbortSignal = new AbortController().signal): Promise<void> {

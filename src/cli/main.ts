@@ -156,7 +156,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const terminal = new Terminal(io.stderr, startedAt);
   const { onCheck, onRequest } = terminal;
-  const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming };
+  // A sweep reads pull requests where the environment says GitHub's API is (GHES), as Actions does.
+  const github = io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : undefined;
+  const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming, github };
   // The command's own settings ride with the engine's: a new option adds a field, not a variable.
   const read = async (): Promise<CommandSettings> => {
     if (usage) throw new InputError('', () => usage);

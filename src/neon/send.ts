@@ -10,6 +10,7 @@ import {
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
+import type { SweepOutcome } from './branch-sweep.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
 import { type Rule } from './answer-rules.js';
@@ -26,6 +27,8 @@ export interface RequestOutcome {
   unansweredAt?: number;
   /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
+  /** What a sweep did to each branch its pattern matched. */
+  sweep?: SweepOutcome;
   /** The error of the answer taken when it is not a 2xx (a 409 adopted): `HTTP 409: message`. */
   answerError?: string;
   /** The accepted answer's HTTP status (undefined when none was accepted). */

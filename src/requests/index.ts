@@ -16,6 +16,7 @@ import { apiRequest } from './api-request.js';
 import { createBranch } from './create-branch.js';
 import { deleteBranch } from './delete-branch.js';
 import { resetBranch } from './reset-branch.js';
+import { sweepBranches } from './sweep-branches.js';
 import type { Performed, ReadContext, RequestKindModule, StepDeps } from './kind.js';
 
 /**
@@ -26,7 +27,8 @@ const KINDS = {
   request: apiRequest,
   create_branch: createBranch,
   delete_branch: deleteBranch,
-  reset_branch: resetBranch
+  reset_branch: resetBranch,
+  sweep_branches: sweepBranches
 } satisfies { [N in InputName]?: RequestKindModule<{ kind: N }> };
 
 type Kinds = typeof KINDS;
@@ -129,7 +131,7 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     const log = (line: string) => deps.log.info(line);
     const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
-    const { client, random, signal } = deps;
+    const { client, random, signal, github } = deps;
     const onProgress = (seen: RequestOutcome) => {
       outcome = seen;
       deps.onRequest?.(seen);
@@ -147,7 +149,8 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
       warn,
       onProgress,
       awaits,
-      durations
+      durations,
+      github
     };
     const done = await performRequest(request, deadline, sending);
     outcome = done.outcome;
