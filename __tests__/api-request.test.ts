@@ -8,7 +8,7 @@ const PROJECT = 'spring-example-302709';
 describe('request and body', () => {
   it("database_url 'response' needs a request; with one, the URL comes from the answer", () => {
     expect(inputErrorOf({ database_url: 'response' }).message).toBe(
-      "Input 'database_url' is 'response', which needs input 'request' or input 'create_branch'."
+      "Input 'database_url' is 'response', which needs input 'request', input 'create_branch' or input 'reset_branch'."
     );
     const settings = settingsOf({
       project_id: PROJECT,

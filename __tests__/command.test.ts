@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { startFakeGitHub } from '../simulator/github.js';
 import { operation, project, seededBranches, singleProject } from '../simulator/scenario.js';
 import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 import type { Simulator } from '../simulator/server.js';
@@ -905,5 +906,83 @@ describe('--dotenv (issue 44, items 8, 13 and 17)', () => {
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain(`: --dotenv: ${underAFile} cannot be written`);
     expect(sim.requests).toHaveLength(0);
+  });
+});
+
+describe('--sweep-branches (issue 43, item 6)', () => {
+  it('reads pull requests with GITHUB_TOKEN and GITHUB_REPOSITORY where GITHUB_API_URL says; --json and JUnit carry every matching branch', async () => {
+    const token = 'ghs_command_sweep';
+    const gh = await startFakeGitHub(
+      { [token]: { author: 'github-actions[bot]' } },
+      { 1: { state: 'merged' }, 2: { state: 'open' } }
+    );
+    try {
+      sim = await simulate(
+        {
+          ...singleProject(PROJECT, []),
+          ...seededBranches(PROJECT, [
+            { name: 'main' },
+            { name: 'preview/pr-1' },
+            { name: 'preview/pr-2' },
+            { name: 'preview/pr-3', protected: true }
+          ])
+        },
+        { operationMs: 200 }
+      );
+      const junit = files().junit;
+      const env = {
+        GITHUB_TOKEN: token,
+        GITHUB_REPOSITORY: 'octo-org/octo-repo',
+        GITHUB_API_URL: gh.url
+      };
+      const run = await command(
+        [
+          ...api(sim),
+          '--project-id',
+          PROJECT,
+          '--sweep-branches',
+          'preview/pr-{pr}',
+          '--json',
+          '--junit',
+          junit
+        ],
+        { env }
+      );
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout) as Record<string, unknown>;
+      expect(result.swept).toEqual([
+        { id: expect.any(String), name: 'preview/pr-1', reason: 'pull request #1 merged' }
+      ]);
+      expect(result.sweep).toEqual([
+        expect.objectContaining({ name: 'preview/pr-1', done: 'deleted' }),
+        expect.objectContaining({
+          name: 'preview/pr-2',
+          done: 'kept',
+          reason: 'open pull request #2'
+        }),
+        expect.objectContaining({ name: 'preview/pr-3', done: 'kept', reason: 'protected' })
+      ]);
+      expect(result.branches_count).toBe(3);
+      expect(gh.requests.map((r) => r.path)).toEqual([
+        '/repos/octo-org/octo-repo/pulls/1',
+        '/repos/octo-org/octo-repo/pulls/2'
+      ]);
+      const cases = readFileSync(junit, 'utf8');
+      expect(cases).toContain('name="sweep preview/pr-2"');
+      expect(run.stderr + run.stdout).not.toContain(token);
+      // Without the token, nothing to decide by: refused, naming the variable, nothing sent.
+      const from = sim.requests.length;
+      const refused = await command(
+        [...api(sim), '--project-id', PROJECT, '--sweep-branches', 'preview/pr-{pr}'],
+        { env: { GITHUB_REPOSITORY: 'octo-org/octo-repo' } }
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stdout + refused.stderr).toContain(
+        '--sweep-branches needs --older-than or a token that can read pull requests (GITHUB_TOKEN, with --repository)'
+      );
+      expect(sim.requests.length).toBe(from);
+    } finally {
+      await gh.close();
+    }
   });
 });

@@ -96,6 +96,13 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
       lockedMs: 3000,
       holders: ['apply_config 1f2e…'],
       response: { branch: { id: 'br-a-1' }, endpoints: [{ id: 'ep-a-1' }] },
+      sweep: {
+        pattern: 'preview/*',
+        dryRun: false,
+        plan: { entries: [], deletions: [] },
+        branchesCount: 9,
+        branchesLimit: 10
+      },
       branch: {
         id: 'br-a-1',
         name: 'preview/pr-1',

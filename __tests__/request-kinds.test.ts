@@ -135,7 +135,7 @@ describe('create_branch and delete_branch: one typed request', () => {
     [
       { database_url: 'response', delete_branch: 'x' },
       'database_url',
-      /needs input 'request' or input 'create_branch'/
+      /needs input 'request', input 'create_branch' or input 'reset_branch'/
     ]
   ])('%j: an error naming %s', (values, input, why) => {
     const error = inputErrorOf(values);

@@ -268,7 +268,14 @@ describe('sendRequest: each kind by its row of REQUEST_RULES', () => {
         'retry'
       ]);
     const resent = Object.entries(REQUEST_RULES).filter(([, row]) => row.no_answer === 'resend');
-    expect(resent.map(([kind]) => kind)).toEqual(['read', 'create_branch', 'delete_branch']);
+    expect(resent.map(([kind]) => kind)).toEqual([
+      'read',
+      'create_branch',
+      'renew_expiry',
+      'delete_branch',
+      'reset_branch',
+      'sweep_branches'
+    ]);
     expect(LOOKUP_RULES.no_answer).toBe('resend');
     expect(answerClass(409)).toBe('conflict');
     expect(answerClass(undefined)).toBe('no_answer');

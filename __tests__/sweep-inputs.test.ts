@@ -89,7 +89,7 @@ describe("the sweep's inputs", () => {
       input: 'sweep_branches',
       message:
         "Input 'sweep_branches' needs input 'older_than' or a token that can read pull requests " +
-        "(input 'github_token'): without either, a sweep has nothing to decide by."
+        "(input 'github_token', with input 'repository'): without either, a sweep has nothing to decide by."
     });
     expect(readSweepInputs(values(), true).olderThanMs).toBeUndefined();
   });

@@ -52,7 +52,8 @@ import {
   runLocked,
   serialMs
 } from './locked.js';
-import { previewRows } from './preview.js';
+import { previewRows, sweepRows } from './preview.js';
+import { lifeRows } from './branch-life.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PROJECT = 'bench-project-1';
@@ -803,7 +804,7 @@ async function lockedTable(): Promise<string> {
   return table(['case', 'tool', 'ended as', 'figures'], rows);
 }
 
-// BENCH_ONLY=learned (or wrong, short, locked, preview) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
+// BENCH_ONLY=learned (or wrong, short, locked, preview, life, sweep) prints only that table; BENCH_LENGTHS and BENCH_HISTORY (names or
 // parts of names, separated by |) keep some of the learned table's rows, e.g. BENCH_LENGTHS='~10 s'
 // BENCH_HISTORY='none|3× fast'.
 const only = process.env.BENCH_ONLY;
@@ -824,8 +825,16 @@ if (only === 'locked') {
   console.log(await lockedTable());
   process.exit(0);
 }
+if (only === 'life') {
+  console.log(table(['case', 'tool', 'what happened', 'goal'], await lifeRows()));
+  process.exit(0);
+}
 if (only === 'preview') {
   console.log(table(['case', 'tool', 'what happened', 'goal'], await previewRows()));
+  process.exit(0);
+}
+if (only === 'sweep') {
+  console.log(table(['case', 'tool', 'what happened', 'goal'], await sweepRows()));
   process.exit(0);
 }
 console.log('## Noticing the end of one operation (simulated time)\n');
@@ -856,6 +865,10 @@ console.log('\n## A locked project: the request before the wait (simulated time)
 console.log(await lockedTable());
 console.log('\n## Preview branches by name (simulated time)\n');
 console.log(table(['case', 'tool', 'what happened', 'goal'], await previewRows()));
+console.log("\n## A preview branch's life: reset on a push, the branch limit (simulated time)\n");
+console.log(table(['case', 'tool', 'what happened', 'goal'], await lifeRows()));
+console.log('\n## A nightly sweep (simulated time)\n');
+console.log(table(['case', 'tool', 'what happened', 'goal'], await sweepRows()));
 console.log(
   '\n## Start-up, end-to-end latency and memory (real time, dist/index.js and dist/cli as they run)\n'
 );

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
 import { createTransport } from '../src/neon/http.js';
 import { performAndWait, type RequestKind } from '../src/requests/index.js';
-import type { WaitResult } from '../src/wait/wait.js';
+import type { GitHubAccess, WaitResult } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';
 import {
   DEFAULT_KEY,
@@ -163,7 +163,8 @@ export type StepContext = Pick<RequestContext, 'projectId' | 'url' | 'apiKey' | 
 export async function runActionStep(
   ctx: StepContext,
   request: RequestKind,
-  timeoutMs: number
+  timeoutMs: number,
+  github?: GitHubAccess
 ): Promise<WaitResult> {
   const client = new NeonClient({
     baseUrl: ctx.url,
@@ -188,7 +189,8 @@ export async function runActionStep(
       client,
       clock: ctx.time.clock,
       random: ctx.random,
-      log
+      log,
+      github
     });
   } finally {
     await client.close();

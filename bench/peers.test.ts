@@ -4,6 +4,7 @@
  * retries 503 elsewhere), and that simulated time gives the figures real time gives.
  */
 import { describe, expect, it } from '@jest/globals';
+import { lifeRows } from './branch-life.js';
 import { createNeonClient } from '@neon/sdk';
 import { DEFAULT_KEY, operation, singleProject } from '../simulator/scenario.js';
 import { startSimulator } from '../simulator/server.js';
@@ -251,5 +252,23 @@ describe("this action's side of the preview-branch cases meets issue 35's goals"
     expect(run.creates[0]?.ending).toBe('success');
     expect(run.createdAt).toBeGreaterThanOrEqual(6000);
     expect(run.createdAt).toBeLessThanOrEqual(7000);
+  });
+});
+
+describe("a preview branch's life (bench/branch-life.ts): reset on a push, the branch limit", () => {
+  it('reset-branch-action resets without waiting and hands on the default branch URL; this action waits, same id, its URL', async () => {
+    const rows = await lifeRows();
+    const [ours, firstReset, peer, ourLimit, peerLimit] = rows.map((row) => row[2] ?? '');
+    expect(ours).toMatch(
+      /^success; reset from the parent's head; ended \d+\.\d s after the restore's operations; same id; the URL is the branch's$/
+    );
+    expect(firstReset).toMatch(/^success; reset from the parent's head; ended .* after/);
+    expect(peer).toMatch(
+      /before the restore's operations \(not waited\); same id; the URL is main's$/
+    );
+    expect(ourLimit).toMatch(
+      /plan allows 10\. Nothing was deleted.*names the limit and the candidates; 10 → 10 branches, 0 DELETE$/
+    );
+    expect(peerLimit).toMatch(/^error: "create: HTTP 422"; names neither/);
   });
 });

@@ -475,7 +475,7 @@ async function retryOnLock(
  * project's branches (`branchIdResolve`, one unpaged `listProjectBranches`), "Branch NAME not
  * found" when none has it, then the DELETE with `retryOnLock`.
  */
-async function neonctlDelete(ctx: PreviewContext): Promise<PreviewEnding> {
+export async function neonctlDelete(ctx: PreviewContext): Promise<PreviewEnding> {
   try {
     const list = await ctx.call('GET', `/projects/${ctx.projectId}/branches`);
     if (list.status !== 200) return failed('list branches', list);
@@ -578,6 +578,62 @@ export const neonCliPeer: PreviewPeer = {
   },
   remove: neonctlDelete
 };
+
+/** What reset-branch-action's step ends with: the branch it reset, and whose URL `db_url` is. */
+export interface ResetEnding extends PreviewEnding {
+  /** The branch whose compute `db_url` points at (its endpoints' `branch_id`). */
+  urlBranchId?: string;
+}
+
+/**
+ * reset-branch-action (neondatabase/reset-branch-action 826fe7e, `action.yml`, no commit since
+ * 2025-01): a composite step that installs `neonctl@v1` and runs `neonctl branches reset BRANCH
+ * --parent`, which (neondatabase/neonctl 0477b73, `src/commands/branches.ts` `reset`) resolves
+ * the name with one unpaged list of the project's branches, reads the branch for its `parent_id`,
+ * and sends the restore with `source_branch_id` = the parent under `retryOnLock` (5 × 3 s); it
+ * does not wait for the restore's operations. Then `neonctl cs ${{inputs.branch_id}}` twice (direct,
+ * pooled): the action has no `branch_id` input, so the branch argument is empty and `cs` takes the
+ * project's default branch ("Defaults to the default branch if omitted", neonctl a9adf91
+ * `src/commands/connection_string.ts`): its list, endpoints, roles, databases, role password.
+ */
+export async function resetBranchAction(ctx: PreviewContext): Promise<ResetEnding> {
+  const base = `/projects/${ctx.projectId}/branches`;
+  try {
+    const list = await ctx.call('GET', base);
+    if (list.status !== 200) return failed('list branches', list);
+    const branch = branchesOf(list).find((b) => b.name === ctx.name);
+    if (!branch) return { ending: 'error', detail: `Branch ${ctx.name} not found` };
+    const read = await ctx.call('GET', `${base}/${branch.id}`);
+    const parentId = (read.body.branch as { parent_id?: string } | undefined)?.parent_id;
+    if (read.status !== 200 || !parentId) return failed('get branch', read);
+    const restored = await retryOnLock(ctx, () =>
+      ctx.call('POST', `${base}/${branch.id}/restore`, { source_branch_id: parentId })
+    );
+    if (restored.status !== 200) return failed('restore', restored);
+    let urlBranchId: string | undefined;
+    for (let i = 0; i < 2; i++) {
+      const all = await ctx.call('GET', base);
+      const main = branchesOf(all).find((b) => b.default);
+      if (!main) return { ending: 'error', detail: 'no default branch' };
+      const at = `${base}/${main.id}`;
+      for (const path of [`${at}/endpoints`, `${at}/roles`, `${at}/databases`]) {
+        const answer = await ctx.call('GET', path);
+        if (answer.status !== 200) return failed('connection string', answer);
+      }
+      const password = await ctx.call('GET', `${at}/roles/neondb_owner/reveal_password`);
+      if (password.status !== 200) return failed('connection string', password);
+      urlBranchId = main.id;
+    }
+    return {
+      ending: 'success',
+      branchId: branch.id,
+      ...(urlBranchId && { urlBranchId }),
+      detail: 'not waited'
+    };
+  } catch (error) {
+    return thrown(error);
+  }
+}
 
 /** The tools of the preview-branch cases, side by side. */
 export const PREVIEW_PEERS: PreviewPeer[] = [createBranchActionV6, neonCliPeer];

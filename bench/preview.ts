@@ -1,13 +1,18 @@
-import { DEFAULT_KEY, lock, project, seededBranches } from '../simulator/scenario.js';
+import { startFakeGitHub } from '../simulator/github.js';
+import { DEFAULT_KEY, lock, project, seededBranches, sweepProject } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 import type { RequestKind } from '../src/requests/index.js';
 import { BRANCH_WORDS } from '../src/report/branch-words.js';
+import { annotationValues } from '../src/neon/branch-annotations.js';
+import { compileBranchPattern } from '../src/neon/branch-pattern.js';
+import { planSweep, type PullState, sweepBranchOf } from '../src/neon/branch-sweep.js';
 import { runActionStep, send } from './locked.js';
 import {
   EPOCH,
   type Ending,
+  neonctlDelete,
   type PreviewContext,
   type PreviewEnding,
   type PreviewPeer,
@@ -199,5 +204,189 @@ export async function previewRows(): Promise<string[][]> {
     for (const peer of [OUR_SIDE, ...PREVIEW_PEERS])
       rows.push(previewRow(kase, peer.name, await runPreview(peer, kase)));
   }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A nightly sweep (issue 43): 40 stale and 60 live branches (`sweepProject`), the sweep run twice.
+// ---------------------------------------------------------------------------------------------
+
+const SWEEP_PROJECT = 'sweep-project-1';
+const SWEEP_TOKEN = 'ghs_sweep_token';
+const SWEEP_REPOSITORY = 'octo-org/octo-repo';
+const OLDER_THAN_MS = 14 * 86_400_000;
+
+/** What one sweep run did. */
+export interface SweepRun {
+  /** Stale branches deleted, and others deleted (never wanted). */
+  deleted: number;
+  wrong: number;
+  /** Runs (steps) green, and in all. */
+  green: number;
+  runs: number;
+  /** Neon API requests: in all, and the branch list's pages among them. */
+  requests: number;
+  listPages: number;
+  /** GitHub reads of pull requests. */
+  pullReads: number;
+  /** Simulated ms from the first request to the end. */
+  ms: number;
+  detail?: string;
+}
+
+/** A sweep tool: one run of the nightly job, given the API and where GitHub is. */
+interface SweepTool {
+  name: string;
+  run(
+    ctx: PreviewContext,
+    githubUrl: string,
+    pulls: ReadonlyMap<number, PullState>
+  ): Promise<{ green: number; runs: number; detail?: string }>;
+}
+
+/** This action: one step, `sweep_branches: preview/pr-{pr}`, `older_than: 14d`, `sweep_max: 50`. */
+const OUR_SWEEP: SweepTool = {
+  name: 'this action (sweep_branches)',
+  async run(ctx, githubUrl) {
+    const request: RequestKind = {
+      kind: 'sweep_branches',
+      pattern: compileBranchPattern('preview/pr-{pr}'),
+      olderThanMs: OLDER_THAN_MS,
+      sweepMax: 50,
+      dryRun: false,
+      pulls: { token: SWEEP_TOKEN, repository: SWEEP_REPOSITORY }
+    };
+    const github = { baseUrl: githubUrl, fetch: ctx.time.fetch };
+    const result = await runActionStep(ctx, request, 600_000, github);
+    const ok = !result.failure && !result.timedOut;
+    const swept = result.request?.sweep?.plan.deletions.length ?? 0;
+    return { green: ok ? 1 : 0, runs: 1, detail: result.failure ?? `${swept} deleted, waited` };
+  }
+};
+
+/**
+ * delete-branch-action deletes one branch by name (neondatabase/delete-branch-action aed9ab1,
+ * `action.yaml`: `neonctl@2.22.0 branches delete NAME`, as `neonctlDelete` models it), so a sweep
+ * with it is a script that finds the names, then runs it once per name. Modelled at its best: the
+ * script lists the branches once (unpaged, as `neonctl branches list`), decides exactly as this
+ * action does from the same pull requests (their reads are GitHub's, not counted here), and the
+ * runs go one after another (a job's steps, or a matrix with `max-parallel: 1`).
+ */
+const DELETE_ACTION_LOOP: SweepTool = {
+  name: 'delete-branch-action, once per name a script found',
+  async run(ctx, _githubUrl, pulls) {
+    const list = await ctx.call('GET', `/projects/${ctx.projectId}/branches`);
+    const items = Array.isArray(list.body.branches) ? list.body.branches : [];
+    const annotations = annotationValues(list.body.annotations);
+    const branches = items.flatMap((item: unknown) => sweepBranchOf(item, annotations) ?? []);
+    const pattern = compileBranchPattern('preview/pr-{pr}');
+    const now = ctx.time.now();
+    const plan = planSweep(branches, {
+      pattern,
+      olderThanMs: OLDER_THAN_MS,
+      pulls,
+      repository: SWEEP_REPOSITORY,
+      sweepMax: 1000,
+      dryRun: false,
+      now
+    });
+    const endings: PreviewEnding[] = [];
+    for (const branch of plan.deletions)
+      endings.push(await neonctlDelete({ ...ctx, name: branch.name }));
+    const failed = endings.find((e) => e.ending !== 'success');
+    return {
+      green: endings.filter((e) => e.ending === 'success').length,
+      runs: endings.length,
+      ...(failed && { detail: `first failure: ${failed.detail ?? failed.ending}` })
+    };
+  }
+};
+
+export const SWEEP_TOOLS: SweepTool[] = [OUR_SWEEP, DELETE_ACTION_LOOP];
+
+/** The nightly sweep, then the same sweep again at once, for one tool. */
+export async function runSweep(tool: SweepTool): Promise<[SweepRun, SweepRun]> {
+  const time = new VirtualTime(EPOCH);
+  const { seeds, pulls, stale } = sweepProject();
+  let sim: Simulator | undefined;
+  const gh = await startFakeGitHub({ [SWEEP_TOKEN]: { author: 'github-actions[bot]' } }, pulls);
+  try {
+    sim = await startSimulator({
+      scenario: {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(SWEEP_PROJECT, { owner_id: 'user-1' })],
+        operations: [],
+        ...seededBranches(SWEEP_PROJECT, seeds)
+      },
+      clock: () => time.elapsed(),
+      epoch: EPOCH,
+      rateLimit: NEON_RATE_LIMIT,
+      operationMs: 2000
+    });
+    const s = sim;
+    const ctx: PreviewContext = {
+      projectId: SWEEP_PROJECT,
+      name: '',
+      call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
+      sleep: (ms) => time.clock.sleep(ms),
+      url: s.url,
+      apiKey: DEFAULT_KEY,
+      time,
+      random: prng(1)
+    };
+    const states = new Map<number, PullState>(
+      Object.entries(pulls).map(([n, pull]) => [Number(n), pull.state])
+    );
+    const once = async (): Promise<SweepRun> => {
+      const [fromNeon, fromGitHub, startedAt] = [s.requests.length, gh.requests.length, time.now()];
+      const before = new Set(s.branches(SWEEP_PROJECT).map((b) => b.name));
+      const [done] = await time.run([tool.run(ctx, gh.url, states)], 30 * 60_000);
+      const after = new Set(s.branches(SWEEP_PROJECT).map((b) => b.name));
+      const gone = [...before].filter((name) => !after.has(name));
+      const sent = s.requests.slice(fromNeon);
+      return {
+        deleted: gone.filter((name) => stale.includes(name)).length,
+        wrong: gone.filter((name) => !stale.includes(name)).length,
+        green: done?.green ?? 0,
+        runs: done?.runs ?? 1,
+        requests: sent.length,
+        listPages: sent.filter((r) => r.route === 'GET /projects/{project_id}/branches').length,
+        pullReads: gh.requests.length - fromGitHub,
+        ms: time.now() - startedAt,
+        ...(done?.detail && { detail: done.detail })
+      };
+    };
+    return [await once(), await once()];
+  } finally {
+    await sim?.close();
+    await gh.close();
+    time.dispose();
+  }
+}
+
+/** The rows of the sweep's cases: case, tool, what happened, the goal. */
+export async function sweepRows(): Promise<string[][]> {
+  const rows: string[][] = [];
+  const runs = [];
+  for (const tool of SWEEP_TOOLS) runs.push({ tool, done: await runSweep(tool) });
+  const what = (run: SweepRun): string => {
+    const beyond = run.requests - run.listPages;
+    const each = run.deleted > 0 ? ` (${(beyond / run.deleted).toFixed(2)} a deleted branch)` : '';
+    const why = run.detail ? `; ${run.detail}` : '';
+    return (
+      `${run.green}/${run.runs} run(s) green; ${run.deleted} stale deleted, ${run.wrong} other; ` +
+      `${run.requests} Neon requests, ${run.listPages} of them list pages, ${beyond} beyond${each}; ` +
+      `${run.pullReads} pull request reads; ${(run.ms / 1000).toFixed(1)} s${why}`
+    );
+  };
+  for (const { tool, done } of runs)
+    rows.push([
+      'a nightly sweep of 40 stale and 60 live branches',
+      tool.name,
+      what(done[0]),
+      'the 40 deleted and no other; ≤ 2 requests a deleted branch beyond the list pages, one read of each pull request'
+    ]);
+  for (const { tool, done } of runs)
+    rows.push(['the sweep run again at once', tool.name, what(done[1]), 'nothing deleted, green']);
   return rows;
 }

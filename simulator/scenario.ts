@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PullScript } from './github.js';
 
 /**
  * A scenario scripts what the fake API knows: keys, projects and operations whose status changes
@@ -422,4 +423,47 @@ function nameDigits(text: string): string {
   let hash = 7;
   for (const c of text) hash = (hash * 31 + c.charCodeAt(0)) % 10 ** 8;
   return String(hash).padStart(8, '0');
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A project of 100 branches for a nightly sweep of `preview/pr-{pr}` with `older_than: 14d`: 40
+ * stale (25 whose pull request is merged or closed, 15 whose pull request GitHub does not know, 20
+ * days old), 60 live (the default, `dev`, a protected `release`, 45 with an open pull request, ten
+ * of them 20 days old, 5 protected ones whose pull request is merged, one whose pull request is
+ * closed but which has a child, that child, and 5 a day old that GitHub does not know). `pulls`
+ * are the GitHub stand-in's (`startFakeGitHub`), `stale` the names a sweep should delete.
+ */
+export function sweepProject(): {
+  seeds: BranchSeed[];
+  pulls: Record<number, PullScript>;
+  stale: string[];
+} {
+  const seeds: BranchSeed[] = [{ name: 'main' }, { name: 'dev' }];
+  seeds.push({ name: 'release', protected: true });
+  const pulls: Record<number, PullScript> = {};
+  const stale: string[] = [];
+  const preview = (pr: number, seed: Omit<BranchSeed, 'name'> = {}) => {
+    seeds.push({ name: `preview/pr-${pr}`, created: -3 * DAY_MS, ...seed });
+    return `preview/pr-${pr}`;
+  };
+  for (let pr = 1; pr <= 25; pr++) {
+    pulls[pr] = { state: pr % 2 ? 'merged' : 'closed' };
+    stale.push(preview(pr));
+  }
+  for (let pr = 26; pr <= 40; pr++) stale.push(preview(pr, { created: -20 * DAY_MS }));
+  for (let pr = 41; pr <= 85; pr++) {
+    pulls[pr] = { state: 'open' };
+    preview(pr, pr <= 50 ? { created: -20 * DAY_MS } : {});
+  }
+  for (let pr = 86; pr <= 90; pr++) {
+    pulls[pr] = { state: 'merged' };
+    preview(pr, { protected: true, created: -20 * DAY_MS });
+  }
+  pulls[91] = { state: 'closed' };
+  preview(91);
+  seeds.push({ name: 'feature/on-91', parent: 'preview/pr-91' });
+  for (let pr = 92; pr <= 96; pr++) preview(pr, { created: -DAY_MS });
+  return { seeds, pulls, stale };
 }

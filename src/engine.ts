@@ -25,7 +25,7 @@ export interface EngineSettings extends StepSettings, CheckSettings {
   sinceMs?: number;
 }
 
-export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark' | 'onRequest'> & {
+export type EngineDeps = Pick<WaitDeps, 'onCheck' | 'onJobMark' | 'onRequest' | 'github'> & {
   log: WaitLog & { debug(message: string): void };
   signal: AbortSignal;
   /** How the front end names inputs in messages. */

@@ -43,6 +43,8 @@ export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
 export const FORMAT_CHOICES = ['text', 'json'] as const;
 /** `--dotenv-format`: who reads the `--dotenv` file (`src/cli/dotenv.ts` writes each). */
 export const DOTENV_FORMATS = ['shell', 'gitlab'] as const;
+/** `on_existing`: with create_branch, what an existing branch of that name gets (`settings/on-existing.ts` reads it). */
+export const ON_EXISTING_CHOICES = ['reuse', 'reset'] as const;
 
 // prettier-ignore
 const INPUT_ROWS = {
@@ -57,10 +59,17 @@ const INPUT_ROWS = {
   body: { type: 'text', default: '', description: 'JSON body of `request` (not with GET). Default none.', arg: 'JSON', help: 'the JSON body of --request: JSON, @FILE, or - for stdin', group: 'request' },
   create_branch: { type: 'text', default: '', description: 'Get or create a branch of this exact name, then wait until it is ready; a rerun reuses it. Default none.', arg: 'NAME', group: 'request' },
   delete_branch: { type: 'text', default: '', description: 'Delete the branch of this exact name or id, then wait; one already gone passes. Default none.', arg: 'NAME_OR_ID', group: 'request' },
+  sweep_branches: { type: 'text', default: '', description: "Delete the stale branches matching this pattern (`preview/*`, `preview/pr-{pr}`): docs/sweep.md. Default none.", arg: 'PATTERN', group: 'request' },
+  older_than: { type: 'duration', default: '', description: 'With sweep_branches: stale when created (or reset) longer ago, 1m to 8760h, e.g. 7d. Default none.', arg: 'DURATION', min: 60_000, max: 365 * 24 * H, group: 'request' },
+  sweep_max: { type: 'count', default: '20', description: 'With sweep_branches: at most this many deletions a run, 1 to 1000. Default `20`.', arg: 'N', min: 1, max: 1000, group: 'request' },
+  dry_run: { type: 'bool', default: 'false', description: 'With sweep_branches: `true` deletes nothing, and reports what it would. Default `false`.', group: 'request' },
+  repository: { type: 'text', default: '', description: "with --sweep-branches: the repository whose pull requests are read, as owner/name (the action's is the workflow's own)", only: 'command', arg: 'OWNER/NAME', env: 'GITHUB_REPOSITORY', group: 'request' },
   parent: { type: 'text', default: '', description: "With create_branch: the parent's name or id. Default: the default branch.", arg: 'NAME_OR_ID', group: 'request' },
   expires_in: { type: 'duration', default: '', description: 'With create_branch: delete it this long after, 10m to 8760h, e.g. 7d. Default: never.', arg: 'DURATION', min: 600_000, max: 365 * 24 * H, group: 'request' },
   role_name: { type: 'text', default: '', description: 'With create_branch: the role of the URLs. Default: the database owner.', arg: 'NAME', group: 'request' },
   database_name: { type: 'text', default: '', description: "With create_branch: the database of the URLs (and of compare_schema). Default: the branch's first.", arg: 'NAME', group: 'request' },
+  on_existing: { type: 'choice', choices: ON_EXISTING_CHOICES, default: '', description: "With create_branch: `reuse` an existing branch, or `reset` it from its parent. Default: reuse.", arg: 'WHAT', group: 'request' },
+  reset_branch: { type: 'text', default: '', description: "Reset this branch (name or id) from its parent's head, then wait. Default none.", arg: 'NAME_OR_ID', group: 'request' },
   wait: { type: 'bool', default: 'true', description: '`false` reports the current state and succeeds, without waiting. Default `true`.', flag: 'no-wait', help: 'look once and report, whatever the status', group: 'target' },
   timeout: { type: 'duration', default: '10m', description: 'Deadline of the wait, 1s to 6h: 90, 90s, 15m, 1h or 1m30s. Default `10m`.', arg: 'DURATION', min: 1000, max: 6 * H, group: 'deadline', short: 't' }, // a hosted job's longest run
   interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h (sooner where the project's history expects the end). Default `5s`.", arg: 'DURATION', min: 1000, max: H, group: 'deadline', short: 'i' },
@@ -76,7 +85,7 @@ const INPUT_ROWS = {
   database_url: { type: 'text', default: '', description: "After the wait, SELECT 1 on this PostgreSQL URL (`response`: the new branch's) until it answers. Masked. Default none.", arg: 'URL', help: 'then connect until SELECT 1 answers (ps shows it: prefer the next two)', group: 'database' },
   compare_schema: { type: 'bool', default: 'false', description: "`true` reviews the branch's schema against its parent's in the summary and the PR comment. Default `false`.", help: "compare the branch's schema with its parent's (the review goes to --summary-file)", group: 'database' },
   fail_on_destructive: { type: 'bool', default: 'false', description: '`true` fails the step on a destructive schema change (or a review not taken). Default `false`.', help: 'fail (exit 1) on a destructive schema change', group: 'database' },
-  github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment; needs `pull-requests: write`. Default `github.token` (the job's token).", only: 'action' },
+  github_token: { type: 'text', default: '${{ github.token }}', description: "Token for the PR comment (`pull-requests: write`) and a sweep's pull requests. Default `github.token`.", arg: 'TOKEN', env: 'GITHUB_TOKEN', secret: true, help: "reads a sweep's pull requests; not recommended (ps shows it): set GITHUB_TOKEN", group: 'request' },
   database_url_file: { type: 'text', default: '', description: 'the database URL, read from a file', only: 'command', arg: 'PATH', group: 'database' },
   database_url_env: { type: 'text', default: '', description: 'the database URL, read from this variable (e.g. DATABASE_URL)', only: 'command', arg: 'NAME', group: 'database' },
   format: { type: 'choice', choices: FORMAT_CHOICES, default: 'text', description: 'on stdout: text (the verdict line) or json (one object, the fields below)', only: 'command', arg: 'FORMAT', group: 'output', short: 'o' },

@@ -2,6 +2,7 @@ import { awaitedOperations, checkFacts, type Report, timedOut } from './report/m
 import { redact } from './util/redact.js';
 import { truncate } from './util/text.js';
 import { BRANCH_WORDS } from './report/branch-words.js';
+import { sweptOf } from './report/sweep-words.js';
 
 /** One result field: the action's output (action.yml is checked against these) and the command's `--json`. */
 interface Output {
@@ -54,7 +55,7 @@ const seconds = (r: Report): number => Number(((r.finishedAt - r.startedAt) / 10
 
 // prettier-ignore
 export const OUTPUTS: readonly Output[] = [
-  { name: 'status', description: 'The verdict: the operations\' status (the worst) or the wait\'s own (`idle`, `timeout`, …: docs/how-it-decides.md).', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
+  { name: 'status', description: 'The verdict (docs/how-it-decides.md): the operations\' worst status, or the wait\'s own (`idle`, …).', value: (r) => r.status, json: 'string: `finished`, `skipped`, `idle`, `timeout`, `api_error`, `input_error`, … (the action\'s `status`)' },
   { name: 'timed_out', description: '`true` when the deadline passed before the wait ended, else `false`.', value: timedOut, json: 'boolean' },
   { name: 'operation', description: 'JSON of the first awaited operation as last seen.', value: (r) => awaitedOperations(r)[0] ?? null, json: 'object (the first awaited operation as last seen), or `null`' },
   { name: 'operations', description: 'JSON array of every awaited operation as last seen.', value: awaitedOperations, json: 'array of objects' },
@@ -70,6 +71,9 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'branch_id', description: "The branch created, reused or deleted; with request, the answer's `branch.id`.", value: (r) => r.request?.branch?.id ?? answerId(r, 'branch', 'branches') , json: 'string, only when a branch was named or answered' },
   { name: 'branch_name', description: "That branch's name.", value: (r) => r.request?.branch?.name , json: 'string, only with create_branch or delete_branch' },
   { name: 'branch_outcome', description: 'What the step did to the branch: `created`, `reused`, `reset`, `deleted` or `gone` (already gone).', value: (r) => r.request?.branch?.outcome, json: 'string, only with create_branch or delete_branch once the branch is known' },
+  { name: 'swept', description: 'With sweep_branches: JSON array of the branches deleted (dry run: to delete), each `{id, name, reason}`.', value: (r) => r.request?.sweep && sweptOf(r.request.sweep.plan), json: 'array of `{id, name, reason}`, only with sweep_branches' },
+  { name: 'branches_count', description: "With sweep_branches: the project's branches after it.", value: (r) => r.request?.sweep?.branchesCount, json: 'number, only with sweep_branches' },
+  { name: 'branches_limit', description: "With sweep_branches: the plan's `branches_limit`, when the API answers it.", value: (r) => r.request?.sweep?.branchesLimit, json: 'number, only with sweep_branches' },
   { name: 'created', description: '`true` when this step made the branch, `false` when it reused it.', value: (r) => r.request?.branch && BRANCH_WORDS[r.request.branch.outcome].created , json: 'boolean, only with create_branch once the branch is known' },
   { name: 'parent_branch', description: "The parent's name (or id).", value: (r) => r.request?.branch?.parentName ?? r.request?.branch?.parentId , json: 'string, only with create_branch once the branch is known' },
   { name: 'expires_at', description: 'When the branch expires (RFC 3339), else empty.', value: (r) => r.request?.branch?.expiresAt , json: 'string, only with a branch that expires' },
@@ -90,7 +94,8 @@ export const OUTPUTS: readonly Output[] = [
 export const COMMAND_FIELDS: ReadonlyArray<{ name: string; json: string }> = [
   { name: 'exit_code', json: "number: the process's exit code (below)" },
   { name: 'message', json: 'string: the verdict line, why it ended; after a timeout it ends with the last API error, if there was one' },
-  { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' }
+  { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' },
+  { name: 'sweep', json: 'array of `{id, name, done, reason}`: every branch --sweep-branches matched, what was done and why; only with it' }
 ];
 
 /** The most a result value holds, in characters: 4,000 a text, about 1,000,000 in all. */

@@ -3,6 +3,7 @@ import type { InputName } from './inputs.js';
 import { RESOURCE_ID } from './neon/operation.js';
 import { CONNECTING_KINDS, readRequest } from './requests/index.js';
 import { identifier } from './requests/create-branch.js';
+import type { PullRequestRef } from './requests/kind.js';
 import { registerSecret } from './util/redact.js';
 import { parseDatabaseUrl } from './database/url.js';
 import { secretsOf } from './util/url-secrets.js';
@@ -39,8 +40,13 @@ const COMMENT_TAG_FORM = 'up to 100 letters, digits, spaces or . _ : / @ + - (no
 /**
  * Defaults and bounds are the rows' (`inputs.ts`). Errors are `InputError`s naming the input.
  * @param mask asks the log's viewer to hide a secret (`::add-mask::`); secrets are redacted anyway
+ * @param event what the front end read of the run's event: the pull request it is for, if any
  */
-export function readSettings(input: InputReader, mask: (secret: string) => void): Settings {
+export function readSettings(
+  input: InputReader,
+  mask: (secret: string) => void,
+  event: { pullRequest?: PullRequestRef } = {}
+): Settings {
   const field = (name: InputName): Field => ({ value: input(name).trim(), name });
   const bool = (name: InputName): boolean => readBool(field(name));
   const text = (name: InputName, pattern: RegExp, form: string): string | undefined =>
@@ -51,7 +57,11 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const fromResponse = databaseInput === 'response';
   const databaseUrl = fromResponse ? '' : databaseInput;
   // Masked before anything else can print them, even a message about another input.
-  for (const secret of [input('api_key'), ...(databaseUrl ? secretsOf(databaseUrl) : [])]) {
+  for (const secret of [
+    input('api_key'),
+    input('github_token'),
+    ...(databaseUrl ? secretsOf(databaseUrl) : [])
+  ]) {
     if (secret.trim()) mask(secret.trim());
     registerSecret(secret);
   }
@@ -78,7 +88,7 @@ export function readSettings(input: InputReader, mask: (secret: string) => void)
   const givenOperations = operationsInput(field('operations'), projectId);
   const apiHost = apiHostInput(field('api_host'));
   const placeholders = { project_id: projectId, branch_id: branchId };
-  const request = readRequest(input, { placeholders, apiHost });
+  const request = readRequest(input, { placeholders, apiHost, ...event });
   if (fromResponse && !CONNECTING_KINDS.some((kind) => kind === request?.kind))
     throw invalid(field('database_url'), (named) => {
       const kinds = CONNECTING_KINDS.map(named);

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeGitHub } from '../../simulator/github.js';
 import { DEFAULT_KEY, project, seededBranches } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction } from '../helpers/run-action.js';
@@ -83,6 +84,40 @@ describe('a preview branch through dist', () => {
     expect(again.outputs.branch_outcome).toBe('gone');
   }, 120_000);
 
+  it('a pull request: annotated on create; the next push resets it (on_existing: reset) and renews its expiry; the command refuses --reset-branch main', async () => {
+    sim = await start();
+    const inputs = projectInputs(sim);
+    const event = { name: 'pull_request', payload: { number: 3, pull_request: { number: 3 } } };
+    const create = { ...inputs, create_branch: 'preview/pr-3', expires_in: '7d' };
+    const opened = await runAction({ inputs: create, event });
+    expect(opened.outputs.branch_outcome).toBe('created');
+    expect(named('preview/pr-3')[0]?.annotations).toMatchObject({
+      'github-pr-number': '3',
+      'github-commit-repo': 'octo-org/octo-repo'
+    });
+
+    const pushed = await runAction({ inputs: { ...create, on_existing: 'reset' }, event });
+    expect(pushed.code).toBe(0);
+    expect(pushed.outputs).toMatchObject({
+      status: 'finished',
+      branch_outcome: 'reset',
+      created: 'false',
+      branch_id: opened.outputs.branch_id
+    });
+    expect(pushed.outputs.database_url).toMatch(/^postgres/);
+    expect(pushed.stdout).toMatch(/Renewed the expiry of branch preview\/pr-3/);
+    expect(pushed.summary).toMatch(/Reset branch .*preview\/pr-3/);
+    expect(named('preview/pr-3')[0]?.lastResetAt).toBeDefined();
+
+    const before = sim.requests.length;
+    const refused = await runBuiltCommand([...projectFlags(sim), '--reset-branch', 'main'], {
+      home: tmpdir()
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout + refused.stderr).toMatch(/--reset-branch names main .*default branch/);
+    expect(sim.requests.slice(before).filter((r) => r.method !== 'GET')).toHaveLength(0);
+  }, 120_000);
+
   it('the command: --dotenv writes the URLs (mode 0600) for a shell to source, never stdout', async () => {
     sim = await start();
     const dir = mkdtempSync(join(tmpdir(), 'neon-wait-dotenv-'));
@@ -119,4 +154,52 @@ describe('a preview branch through dist', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a nightly sweep through dist', () => {
+  it('deletes the branches of merged pull requests and those older than older_than; outputs and summary say which and why', async () => {
+    const token = 'ghs_e2e_sweep';
+    const gh = await startFakeGitHub(
+      { [token]: { author: 'github-actions[bot]' } },
+      { 1: { state: 'merged' }, 2: { state: 'open' } }
+    );
+    try {
+      sim = await simulate({
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT)],
+        operations: [],
+        ...seededBranches(PROJECT, [
+          { name: 'main' },
+          { name: 'preview/pr-1' },
+          { name: 'preview/pr-2', created: -20 * 86_400_000 },
+          { name: 'preview/pr-3', created: -20 * 86_400_000 }
+        ])
+      });
+      const swept = await runAction({
+        inputs: {
+          ...projectInputs(sim),
+          sweep_branches: 'preview/pr-{pr}',
+          older_than: '14d',
+          github_token: token
+        },
+        env: { GITHUB_API_URL: gh.url }
+      });
+      expect(swept.code).toBe(0);
+      expect(sim.branches(PROJECT).map((b) => b.name)).toEqual(['main', 'preview/pr-2']);
+      const deleted = JSON.parse(swept.outputs.swept ?? '[]') as Array<{
+        name: string;
+        reason: string;
+      }>;
+      expect(deleted.map((d) => [d.name, d.reason])).toEqual([
+        ['preview/pr-3', 'older than 14d (created 20d ago)'],
+        ['preview/pr-1', 'pull request #1 merged']
+      ]);
+      expect(swept.outputs).toMatchObject({ branches_count: '2', branches_limit: '25' });
+      expect(swept.summary).toMatch(/preview\/pr-2.*: kept: open pull request/);
+      expect(swept.masked).toContain(token);
+      expect(swept.stdout.replace(/^::add-mask::.*$/gm, '')).not.toContain(token);
+    } finally {
+      await gh.close();
+    }
+  });
 });

@@ -38,6 +38,9 @@ export interface Waited {
 export const EPOCH = Date.UTC(2026, 0, 1);
 
 export class InProcess {
+  /** Where a sweep reads pull requests (the GitHub stand-in's URL); reached on simulated time. */
+  githubUrl?: string;
+
   private constructor(
     readonly sim: Simulator,
     readonly time: VirtualTime
@@ -64,9 +67,16 @@ export class InProcess {
     }
   }
 
-  /** One wait with these inputs (`api_key` and `api_host` filled in), run to its end. */
-  async wait(inputs: Record<string, string>, seed = 1): Promise<Waited> {
-    const [waited] = await this.time.run([this.start(inputs, seed)], 6 * 3_600_000);
+  /**
+   * One wait with these inputs (`api_key` and `api_host` filled in), run to its end; `event` is
+   * what a front end read of the run's event (the pull request).
+   */
+  async wait(
+    inputs: Record<string, string>,
+    seed = 1,
+    event: Parameters<typeof readSettings>[2] = {}
+  ): Promise<Waited> {
+    const [waited] = await this.time.run([this.start(inputs, seed, {}, event)], 6 * 3_600_000);
     return waited as Waited;
   }
 
@@ -101,7 +111,8 @@ export class InProcess {
   private async start(
     inputs: Record<string, string>,
     seed: number,
-    overrides: Partial<Settings> = {}
+    overrides: Partial<Settings> = {},
+    event: Parameters<typeof readSettings>[2] = {}
   ): Promise<Waited> {
     const all: Record<string, string> = {
       ...actionDefaults(),
@@ -112,7 +123,8 @@ export class InProcess {
     const settings = {
       ...readSettings(
         (name) => all[name] ?? '',
-        () => undefined
+        () => undefined,
+        event
       ),
       ...overrides
     };
@@ -135,6 +147,7 @@ export class InProcess {
         clock: this.time.clock,
         random,
         onJobMark: (mark) => (jobMark = mark),
+        ...(this.githubUrl && { github: { baseUrl: this.githubUrl, fetch: this.time.fetch } }),
         log: { info: (m) => log.push(m), warning: (m) => log.push(`warning: ${m}`) }
       });
       return { result, retries, log, requests: client.requests, jobMark };

@@ -1,5 +1,6 @@
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { BRANCH_WORDS } from '../report/branch-words.js';
+import { sweepLine } from '../report/sweep-words.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { CaseVerdict, TestCase } from '../report/check-outcome.js';
 import { type Report, serviceEnd, type TargetReport } from '../report/model.js';
@@ -58,6 +59,18 @@ function casesOf(report: Report, target: TargetReport, index: number): TestCase[
       out: branchDone(branch)
     });
   }
+  // sweep_branches: a passing case for each branch the pattern matched, what was done and why in its output.
+  const sweep = report.request?.sweep;
+  if (sweep && index === 0)
+    cases.unshift(
+      ...sweep.plan.entries.map((entry): TestCase => ({
+        name: `sweep ${entry.branch.name}`,
+        ms: 0,
+        verdict: [],
+        properties: { branch_name: entry.branch.name, branch_id: entry.branch.id },
+        out: sweepLine(entry)
+      }))
+    );
   for (const check of target.checks) if (check.junit) cases.push({ ...check.junit });
   const ended = [WAIT_STATUS.inputError, WAIT_STATUS.apiError, WAIT_STATUS.aborted] as string[];
   // A target that fails never writes an all-green suite (`unconfirmed`, a `database_error` with no

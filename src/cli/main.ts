@@ -17,6 +17,7 @@ import { HELP } from './help.js';
 import { type Ending, exitCode, type Format, FORMATS, leftBehind } from './result.js';
 import { renderJunit } from './junit.js';
 import { type DotenvFormat, writeDotenv } from './dotenv.js';
+import { pullRequestOfEnv } from './event.js';
 import { type ProgressStyle, progressStyle, type Stream, Terminal } from './terminal.js';
 
 /** The engine's settings and the command's own (how stderr shows the wait). */
@@ -155,13 +156,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   const terminal = new Terminal(io.stderr, startedAt);
   const { onCheck, onRequest } = terminal;
-  const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming };
+  // A sweep reads pull requests where the environment says GitHub's API is (GHES), as Actions does.
+  const github = io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : undefined;
+  const deps = { log: terminal, signal: io.signal, onCheck, onRequest, named: cliNaming, github };
   // The command's own settings ride with the engine's: a new option adds a field, not a variable.
   const read = async (): Promise<CommandSettings> => {
     if (usage) throw new InputError('', () => usage);
     const input = await inputsOf(flags, io);
     // The key and a password are redacted from every line we write; no terminal masks anything.
-    const settings = readSettings(input, () => undefined);
+    const pullRequest = pullRequestOfEnv(io.env);
+    const settings = readSettings(input, () => undefined, pullRequest && { pullRequest });
     readChoices({ name: 'format', value: input('format') });
     readChoices({ name: 'dotenv_format', value: input('dotenv_format') });
     const progress = progressStyle(

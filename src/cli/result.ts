@@ -3,6 +3,7 @@
 import { FORMAT_CHOICES } from '../inputs.js';
 import { resultFields, resultJson } from '../outputs.js';
 import { awaitedOperations, type Report, timedOut } from '../report/model.js';
+import { sweepEntriesOf } from '../report/sweep-words.js';
 import { formatDuration } from '../util/duration.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
@@ -62,7 +63,8 @@ export const FORMATS = {
       const more = {
         exit_code: code,
         message: verdict(ending),
-        last_api_error: report.targets.find((t) => t.lastError !== undefined)?.lastError ?? null
+        last_api_error: report.targets.find((t) => t.lastError !== undefined)?.lastError ?? null,
+        ...(report.request?.sweep && { sweep: sweepEntriesOf(report.request.sweep.plan) })
       };
       // resultJson redacts each value: redacting the document would rewrite its keys.
       return `${resultJson({ ...resultFields(report), ...more })}\n`;

@@ -224,3 +224,16 @@ function parentIds(branches: readonly SweepBranch[]): ReadonlySet<string> {
 
 const byName = (a: SweepEntry, b: SweepEntry): number =>
   a.branch.name < b.branch.name ? -1 : a.branch.name > b.branch.name ? 1 : 0;
+
+/** What a sweep did, for the report: its plan as carried out, the project's count and its limit. */
+export interface SweepOutcome {
+  /** The pattern as given. */
+  pattern: string;
+  dryRun: boolean;
+  /** Every matching branch and what was done to it (`delete`: deleted, or already gone). */
+  plan: SweepPlan;
+  /** The project's branches after the sweep. */
+  branchesCount: number;
+  /** The project owner's `branches_limit`, when the API answered it. */
+  branchesLimit?: number;
+}

@@ -2,6 +2,8 @@ import type { NeonClient } from './client.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { ApiError } from '../util/errors.js';
 import type { Connection } from './branch-outcome.js';
+import { annotationValues } from './branch-annotations.js';
+import { type SweepBranch, sweepBranchOf } from './branch-sweep.js';
 import { type Page, pages } from './paging.js';
 import { type Branch, branchOf, listOf } from './resources.js';
 
@@ -13,13 +15,46 @@ const PAGE_LIMIT = 100;
  * The project's branches whose name or id holds `search` (all of them without it), every page.
  * The API matches part of a name: the caller picks the exact one.
  */
-export async function listBranches(
+export function listBranches(
   client: NeonClient,
   projectId: string,
   deadline: number,
   search?: string
 ): Promise<Branch[]> {
-  const fetchPage = async (cursor: string | undefined): Promise<Page<Branch>> => {
+  return branchesAs(client, projectId, deadline, (item) => branchOf(item), search);
+}
+
+/** Every branch of the project as a sweep reads it: with `last_reset_at` and its annotation. */
+export function listSweepBranches(
+  client: NeonClient,
+  projectId: string,
+  deadline: number
+): Promise<SweepBranch[]> {
+  return branchesAs(client, projectId, deadline, sweepBranchOf);
+}
+
+/** The project owner's `branches_limit` (`GET /projects/{project_id}`); undefined when the answer has none. */
+export async function branchesLimit(
+  client: NeonClient,
+  projectId: string,
+  deadline: number
+): Promise<number | undefined> {
+  const path = `/projects/${encodeURIComponent(projectId)}`;
+  const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
+  const owner = fieldsOf(fieldsOf(body.project).get('owner'));
+  const limit = owner.get('branches_limit');
+  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 0 ? limit : undefined;
+}
+
+/** Every page of the branch list, each item read by `read` with its page's annotations. */
+async function branchesAs<T extends { id: string }>(
+  client: NeonClient,
+  projectId: string,
+  deadline: number,
+  read: (item: unknown, annotations: ReadonlyMap<string, Record<string, string>>) => T | undefined,
+  search?: string
+): Promise<T[]> {
+  const fetchPage = async (cursor: string | undefined): Promise<Page<T>> => {
     const query = new URLSearchParams({ limit: String(PAGE_LIMIT) });
     if (search) query.set('search', search);
     if (cursor) query.set('cursor', cursor);
@@ -32,10 +67,11 @@ export async function listBranches(
         `The API answered the list of branches of project ${projectId} without a "branches" array: a malformed answer.`,
         200
       );
-    const items = list.items.flatMap((item) => branchOf(item) ?? []);
+    const annotations = annotationValues(body.annotations);
+    const items = list.items.flatMap((item) => read(item, annotations) ?? []);
     return { items, ...(list.next && { next: list.next }), limit: PAGE_LIMIT };
   };
-  const found: Branch[] = [];
+  const found: T[] = [];
   for await (const branches of pages(fetchPage, { maxPages: MAX_PAGES })) found.push(...branches);
   return found;
 }

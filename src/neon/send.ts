@@ -10,6 +10,7 @@ import {
 import type { ApiRequest, NeonClient, Tries } from './client.js';
 import type { RequestMethod } from './http.js';
 import type { BranchOutcome } from './branch-outcome.js';
+import type { SweepOutcome } from './branch-sweep.js';
 import type { Operation } from './operation.js';
 import { type Durations, expectedEndIn, holderName, LockWatch } from './lock-watch.js';
 import { type Rule } from './answer-rules.js';
@@ -26,6 +27,8 @@ export interface RequestOutcome {
   unansweredAt?: number;
   /** What a branch kind did to the branch. */
   branch?: BranchOutcome;
+  /** What a sweep did to each branch its pattern matched. */
+  sweep?: SweepOutcome;
   /** The error of the answer taken when it is not a 2xx (a 409 adopted): `HTTP 409: message`. */
   answerError?: string;
   /** The accepted answer's HTTP status (undefined when none was accepted). */
@@ -218,7 +221,13 @@ export async function sendRequest(
     },
     // The body is never echoed: it may hold what the user did not mean to show.
     refused: (answer) =>
-      new ApiError(`The request ${named} was refused: ${answer.errorText}.`, answer.status),
+      new ApiError(
+        `The request ${named} was refused: ${answer.errorText}.`,
+        answer.status,
+        undefined,
+        undefined,
+        answer.body
+      ),
     unconfirmed: (why) =>
       new UnconfirmedError(
         `The request ${named} got no answer (${why}); it may have been applied, so it is not sent again. ${CHECK_FIRST}`

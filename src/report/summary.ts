@@ -6,6 +6,8 @@ import { code, escapeText } from './markdown.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { BRANCH_WORDS } from './branch-words.js';
+import type { SweepOutcome, SweepVerdict } from '../neon/branch-sweep.js';
+import { reasonWords, VERDICT_WORDS } from './sweep-words.js';
 import type { RequestOutcome } from '../neon/send.js';
 import { modeWords } from '../wait/modes/index.js';
 import { isKnownStatus } from '../neon/operation-status.js';
@@ -150,6 +152,7 @@ function top(report: Report, views: readonly View[], shape: Shape, detailsBytes:
 /** `Request POST /projects/p/branches: HTTP 201 after 3 attempts · locked 6.2s by apply_config 1f2e… on br-main since 12:00:01`. */
 function requestLine(request: RequestOutcome): string {
   if (request.branch) return branchLine(request, request.branch);
+  if (request.sweep) return sweepLines(request, request.sweep);
   const answer = request.status === undefined ? 'not accepted' : `HTTP ${request.status}`;
   const said = `Request ${code(`${request.method} ${request.path}`)}: ${answer} after ${count(request.attempts, 'attempt')}`;
   if (request.holders.length === 0) return said;
@@ -174,6 +177,34 @@ function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
       `locked ${formatDuration(request.lockedMs)} by ${escapeText(request.holders.join(', '))}`
   ];
   return facts.filter(Boolean).join(' · ');
+}
+
+/**
+ * `Swept preview/* · 40 deleted, 60 kept · 61 branches, limit 10`, then every matching branch with
+ * what was done and why (`SWEEP_WORDS`): `- preview/pr-12: deleted: pull request #12 merged`.
+ */
+function sweepLines(request: RequestOutcome, sweep: SweepOutcome): string {
+  const { entries } = sweep.plan;
+  const order: readonly SweepVerdict[] = ['delete', 'would-delete', 'left-for-next-run', 'keep'];
+  const counted = order.flatMap((verdict) => {
+    const n = entries.filter((entry) => entry.verdict === verdict).length;
+    return n > 0 ? [`${n} ${VERDICT_WORDS[verdict]}`] : [];
+  });
+  const limit = sweep.branchesLimit === undefined ? '' : ` of ${sweep.branchesLimit} allowed`;
+  const facts = [
+    `Swept ${code(sweep.pattern)}${sweep.dryRun ? ' (dry run)' : ''}`,
+    entries.length === 0 ? 'no branch matches' : escapeText(counted.join(', ')),
+    `${sweep.branchesCount} ${sweep.branchesCount === 1 ? 'branch' : 'branches'} now${limit}`,
+    request.holders.length > 0 &&
+      `locked ${formatDuration(request.lockedMs)} by ${escapeText(request.holders.join(', '))}`
+  ];
+  const items = entries.map(
+    (entry) =>
+      `- ${code(entry.branch.name)}: ${escapeText(VERDICT_WORDS[entry.verdict])}: ${escapeText(reasonWords(entry.reason))}`
+  );
+  return [facts.filter(Boolean).join(' · '), ...(items.length > 0 ? ['', ...items] : [])].join(
+    '\n'
+  );
 }
 
 /** `Main step: ❌ error · why`: the post step's report shows the whole job. */

@@ -56,6 +56,18 @@ export function sweptOf(plan: SweepPlan): Array<{ id: string; name: string; reas
     }));
 }
 
+/** The `sweep` output: every matching branch, what was done and why. */
+export function sweepEntriesOf(
+  plan: SweepPlan
+): Array<{ id: string; name: string; done: string; reason: string }> {
+  return plan.entries.map((entry) => ({
+    id: entry.branch.id,
+    name: entry.branch.name,
+    done: VERDICT_WORDS[entry.verdict],
+    reason: reasonWords(entry.reason)
+  }));
+}
+
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 

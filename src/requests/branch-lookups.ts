@@ -13,6 +13,7 @@ import { sendRequest } from '../neon/send.js';
 import type { InputName } from '../inputs.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
+import { refuseUntouchable } from './branch-life.js';
 import { projectPath, type StepDeps } from './kind.js';
 
 // What the branch kinds look up besides their own request: the branch an input names, the parent,
@@ -75,7 +76,9 @@ export async function parentFor(
   const matches = listed
     ? matchesIn(listed, create.name)
     : await branchMatches(client, projectId, create.name, deadline);
-  namedBranch('create_branch', create.name, matches, 'name');
+  const existing = namedBranch('create_branch', create.name, matches, 'name');
+  // The default or a protected branch is never adopted (its URL would reach the next step): refused unsent.
+  if (existing) refuseUntouchable('create_branch', existing, 'adopted');
   const parent = create.parent
     ? await findNamedBranch('parent', create.parent, 'name or id', deadline, deps)
     : listed?.find((b) => b.default);

@@ -1,4 +1,5 @@
 import type { Rules } from '../neon/answer-rules.js';
+import { pullRequestAnnotation } from '../neon/branch-annotations.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
 import { connectionOfAnswer } from '../neon/branches.js';
 import { type Branch, branchOf } from '../neon/resources.js';
@@ -6,15 +7,27 @@ import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import type { ApiRequest } from '../neon/client.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
 import type { InputName } from '../inputs.js';
-import { systemClock } from '../util/clock.js';
+import { type OnExisting, readOnExisting } from '../settings/on-existing.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
 import { connectionOf, findNamedBranch, parentFor } from './branch-lookups.js';
 import {
+  carriesMark,
+  CREATE_MARK_KEY,
+  EXPIRY_RULES,
+  expiryFrom,
+  newCreateMark,
+  refuseUntouchable,
+  renewExpiry,
+  resetFromParent
+} from './branch-life.js';
+import { limitError } from './branch-limit-error.js';
+import {
   operationsOf,
   type Performed,
   projectPath,
+  type PullRequestRef,
   type RequestKindModule,
   type StepDeps
 } from './kind.js';
@@ -31,6 +44,10 @@ export interface CreateBranchKind {
   expiresInMs?: number;
   roleName?: string;
   databaseName?: string;
+  /** What a branch of that name already there gets: reused as it is (none: the same), or reset from its parent. */
+  onExisting?: OnExisting;
+  /** The pull request the step runs for: written in the branch's annotation. */
+  pullRequest?: PullRequestRef;
 }
 
 /** The name makes the create idempotent: sent again, it can only create the branch or answer 409. */
@@ -42,16 +59,17 @@ const RULES = {
 export const createBranch: RequestKindModule<CreateBranchKind> = {
   input: 'create_branch',
   // `database_name` is compare_schema's too: settings.ts refuses it when neither is asked.
-  own: ['parent', 'expires_in', 'role_name'],
+  own: ['parent', 'expires_in', 'role_name', 'on_existing'],
   // The step waits for the branch it creates or adopts (its operations, or the branch until it has
   // none in progress). These would be awaited instead, or found unknown only after the create.
   excludes: {
     inputs: ['operation_id', 'operations', 'endpoint_id'],
     why: 'the step waits for the branch it creates. Wait for other work in a step of its own.'
   },
-  rules: RULES,
+  // The renewal of a kept branch's expiry goes by its own row (the restore by reset_branch's).
+  rules: { ...RULES, renew_expiry: EXPIRY_RULES },
   connects: true,
-  read(input) {
+  read(input, context) {
     const field = (name: InputName): Field => ({ value: input(name).trim(), name });
     const expires = field('expires_in');
     return {
@@ -60,7 +78,9 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
       ...(field('parent').value && { parent: readBranchName(field('parent'), 'name or id') }),
       ...(expires.value && { expiresInMs: readDuration(expires) }),
       ...(field('role_name').value && { roleName: identifier(field('role_name')) }),
-      ...(field('database_name').value && { databaseName: identifier(field('database_name')) })
+      ...(field('database_name').value && { databaseName: identifier(field('database_name')) }),
+      ...(field('on_existing').value && { onExisting: readOnExisting(input('on_existing')) }),
+      ...(context.pullRequest && { pullRequest: context.pullRequest })
     };
   },
   perform
@@ -75,9 +95,6 @@ export function identifier(field: Field): string {
   );
 }
 
-/** RFC 3339 to the second, as `expires_at` is written. */
-const toSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 async function perform(
   kind: CreateBranchKind,
   deadline: number,
@@ -85,16 +102,16 @@ async function perform(
 ): Promise<Performed> {
   const { client, projectId } = deps;
   const parent = await parentFor(kind, deadline, deps);
-  // On the service's clock: it deletes the branch when its own clock passes this.
-  const expiresAt =
-    kind.expiresInMs === undefined
-      ? undefined
-      : toSeconds(
-          client.serviceClock.toService((deps.clock ?? systemClock).now()) + kind.expiresInMs
-        );
+  const expiresAt = kind.expiresInMs === undefined ? undefined : expiryFrom(kind.expiresInMs, deps);
+  const mark = newCreateMark();
+  const pr = kind.pullRequest;
   const body = {
     branch: { name: kind.name, parent_id: parent.id, ...(expiresAt && { expires_at: expiresAt }) },
-    endpoints: [{ type: 'read_write' }]
+    endpoints: [{ type: 'read_write' }],
+    annotation_value: {
+      ...(pr && pullRequestAnnotation(pr.repository, pr.number)),
+      [CREATE_MARK_KEY]: mark
+    }
   };
   const path = `${projectPath(projectId)}/branches`;
   const request = {
@@ -104,7 +121,11 @@ async function perform(
     rules: RULES.create_branch,
     action: 'create_branch'
   } as const;
-  const { outcome, found } = await createOrFind(request, kind.name, deadline, deps);
+  const { outcome, found } = await createOrFind(request, kind.name, deadline, deps).catch(
+    async (error: unknown) => {
+      throw (await limitError(error, kind.name, deadline, deps)) ?? error;
+    }
+  );
   if (!found) {
     const made = branchOfAnswer(outcome.response);
     const branch = outcomeOf(made, parent, 'created', made.expiresAt ?? expiresAt);
@@ -118,28 +139,38 @@ async function perform(
       follow: { operations: operationsOf(outcome.response) }
     };
   }
-  // Ours only when a send of this step got no answer and the branch is no older than that send;
-  // `created_at` counts whole seconds, so the send's second counts as after it.
-  const sentAt = outcome.unansweredAt;
-  const sentSecond =
-    sentAt === undefined
-      ? Infinity
-      : Math.floor(client.serviceClock.toService(sentAt) / 1000) * 1000;
-  const created = Date.parse(found.createdAt) >= sentSecond;
+  // The default or a protected branch is never adopted: its URL would reach the next step.
+  refuseUntouchable('create_branch', found, 'adopted');
+  // Ours only when a send of this step got no answer and the branch carries this create's mark.
+  const created =
+    outcome.unansweredAt !== undefined && (await carriesMark(found, mark, deadline, deps));
   deps.log(
     created
       ? `Branch ${found.name} (${found.id}) was created by this step's first request, whose answer was lost.`
-      : `Branch ${found.name} (${found.id}) already exists (created ${found.createdAt}): reusing it.`
+      : `Branch ${found.name} (${found.id}) already exists (created ${found.createdAt}): ${kind.onExisting === 'reset' ? 'resetting' : 'reusing'} it.`
   );
   if (found.parentId !== parent.id)
     deps.warn(
       `Branch ${found.name} was made from ${found.parentId ?? 'no parent'}, not from ${parent.name} (${parent.id}) as asked; it is reused as it is.`
     );
+  // A branch this step just made is fresh: neither reset nor renewed.
+  const renewed =
+    !created && kind.expiresInMs !== undefined
+      ? await renewExpiry(found, kind.expiresInMs, deadline, deps)
+      : found.expiresAt;
+  // The expiry first: the restore locks the project until its operations end.
+  const reset =
+    !created && kind.onExisting === 'reset'
+      ? await resetFromParent(found, deadline, deps)
+      : undefined;
   const connection = await connectionOf(found.id, kind, deadline, deps);
-  const branch = outcomeOf(found, parent, created ? 'created' : 'reused', found.expiresAt);
+  const word: BranchOutcomeWord = created ? 'created' : reset ? 'reset' : 'reused';
+  const branch = outcomeOf(found, parent, word, renewed);
+  // A reset's request is the restore: its operations are what the wait follows.
+  const sent = reset?.outcome ?? outcome;
   return {
-    outcome: { ...outcome, branch: { ...branch, connection }, databaseUrl: connection?.url },
-    follow: { branchId: found.id }
+    outcome: { ...sent, branch: { ...branch, connection }, databaseUrl: connection?.url },
+    follow: reset ? { operations: reset.operations } : { branchId: found.id }
   };
 }
 

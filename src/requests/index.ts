@@ -15,6 +15,8 @@ import type { WaitSettings } from '../wait/wait-settings.js';
 import { apiRequest } from './api-request.js';
 import { createBranch } from './create-branch.js';
 import { deleteBranch } from './delete-branch.js';
+import { resetBranch } from './reset-branch.js';
+import { sweepBranches } from './sweep-branches.js';
 import type { Performed, ReadContext, RequestKindModule, StepDeps } from './kind.js';
 
 /**
@@ -24,7 +26,9 @@ import type { Performed, ReadContext, RequestKindModule, StepDeps } from './kind
 const KINDS = {
   request: apiRequest,
   create_branch: createBranch,
-  delete_branch: deleteBranch
+  delete_branch: deleteBranch,
+  reset_branch: resetBranch,
+  sweep_branches: sweepBranches
 } satisfies { [N in InputName]?: RequestKindModule<{ kind: N }> };
 
 type Kinds = typeof KINDS;
@@ -127,7 +131,7 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
     const projectId = await resolveProjectId(deps.client, settings, deadline);
     const log = (line: string) => deps.log.info(line);
     const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
-    const { client, random, signal } = deps;
+    const { client, random, signal, github } = deps;
     const onProgress = (seen: RequestOutcome) => {
       outcome = seen;
       deps.onRequest?.(seen);
@@ -145,7 +149,8 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
       warn,
       onProgress,
       awaits,
-      durations
+      durations,
+      github
     };
     const done = await performRequest(request, deadline, sending);
     outcome = done.outcome;

@@ -4,6 +4,7 @@ import { isOperation, normalizeOperation, type Operation } from '../neon/operati
 import type { RequestDeps, RequestOutcome } from '../neon/send.js';
 import type { InputReader } from '../settings/fields.js';
 import type { Naming } from '../util/errors.js';
+import type { GitHubAccess } from '../wait/wait.js';
 
 // What every kind of request says about itself, in its own module; `index.ts` is the table of them.
 
@@ -12,6 +13,14 @@ export interface ReadContext {
   /** `{project_id}`, `{branch_id}`: filled from the inputs of the same name. */
   placeholders: Record<'project_id' | 'branch_id', string | undefined>;
   apiHost: string;
+  /** The pull request the step runs for, as its front end read it (the event), if any. */
+  pullRequest?: PullRequestRef;
+}
+
+/** A pull request: its number and its repository (`owner/name`). */
+export interface PullRequestRef {
+  number: number;
+  repository: string;
 }
 
 /** What the wait follows once the request is done. */
@@ -29,6 +38,8 @@ export interface Performed {
 export interface StepDeps extends RequestDeps {
   /** Warnings the log shows as such (an adopted branch of another parent). */
   warn: (line: string) => void;
+  /** Where a sweep reads pull requests (GITHUB_API_URL by default). */
+  github?: GitHubAccess;
 }
 
 /**

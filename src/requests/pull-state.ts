@@ -1,15 +1,21 @@
 import type { PullState } from '../neon/branch-sweep.js';
+import { CancelledError } from '../util/errors.js';
+import { fieldsOf, textOf } from '../util/json-fields.js';
+import { oneLine } from '../util/text.js';
+import { ACTION_NAME, ACTION_VERSION } from '../version.js';
 
-// A pull request's state read through `@actions/github` (Octokit), for a sweep: open, closed, or
-// merged (GitHub answers a merged one as `state: closed` with `merged: true` and `merged_at` set).
+// A pull request's state read from GitHub's REST API, for a sweep: open, closed, or merged (GitHub
+// answers a merged one as `state: closed` with `merged: true` and `merged_at` set).
 
 /** Where and how to read pull requests: a token, `owner/name`, and the API (GITHUB_API_URL by default). */
 export interface PullReader {
   token: string;
   repository: string;
-  /** The REST API's base URL; left out, Octokit's default (GITHUB_API_URL, else api.github.com). */
+  /** The REST API's base URL; left out, GITHUB_API_URL, else api.github.com. */
   baseUrl?: string;
   signal?: AbortSignal;
+  /** How requests are sent; the global fetch when left out (the tests' simulated time gives its own). */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** What GitHub answered when a pull request could not be read (not a 404, which is `not-found`). */
@@ -36,7 +42,7 @@ export async function readPullStates(
   reader: PullReader,
   numbers: readonly number[]
 ): Promise<{ states: Map<number, PullState>; error?: PullReadError }> {
-  const read = await pullStateReader(reader);
+  const read = pullStateReader(reader);
   const states = new Map<number, PullState>();
   let first: PullReadError | undefined;
   for (const number of new Set(numbers)) {
@@ -53,39 +59,55 @@ export async function readPullStates(
 
 /** One pull request's state: `GET /repos/{owner}/{repo}/pulls/{pull_number}`; 404 is `not-found`. */
 export async function readPullState(reader: PullReader, number: number): Promise<PullState> {
-  return (await pullStateReader(reader))(number);
+  return pullStateReader(reader)(number);
 }
 
-/** A reader of pull requests' states through one Octokit client. */
-async function pullStateReader(
-  reader: PullReader
-): Promise<(number: number) => Promise<PullState>> {
+/** GitHub's REST API, where neither the reader nor the environment (GITHUB_API_URL, GHES) says. */
+const GITHUB_API = 'https://api.github.com';
+/** One read of a pull request is given this long. */
+const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * A reader of pull requests' states by GitHub's REST API (`Get a pull request`), with `fetch`: the
+ * command bundles no GitHub client (it runs outside GitHub too), and the action needs none here.
+ */
+function pullStateReader(reader: PullReader): (number: number) => Promise<PullState> {
   const [owner = '', repo = ''] = reader.repository.split('/');
-  // Loaded only here, as for the PR comment: most runs read no pull request.
-  const { getOctokit } = await import('@actions/github');
-  const octokit = getOctokit(reader.token, {
-    ...(reader.baseUrl ? { baseUrl: reader.baseUrl } : {}),
-    ...(reader.signal ? { request: { signal: reader.signal } } : {})
-  });
+  const base = (reader.baseUrl ?? process.env.GITHUB_API_URL ?? GITHUB_API).replace(/\/+$/, '');
+  const send = reader.fetch ?? globalThis.fetch;
+  const headers = {
+    accept: 'application/vnd.github+json',
+    authorization: `Bearer ${reader.token}`,
+    'user-agent': `${ACTION_NAME}/${ACTION_VERSION}`,
+    'x-github-api-version': '2022-11-28'
+  };
   return async (number) => {
+    const url = `${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/pulls/${number}`;
+    const timeout = AbortSignal.timeout(READ_TIMEOUT_MS);
+    const signal = reader.signal ? AbortSignal.any([reader.signal, timeout]) : timeout;
+    const fault = (why: string, status?: number) =>
+      new PullReadError(`pull request #${number} of ${reader.repository}: ${why}`, status);
+    let response: Response;
+    let body: unknown;
     try {
-      const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
-      if (data.merged || data.merged_at !== null) return 'merged';
-      return data.state === 'open' ? 'open' : 'closed';
+      response = await send(url, { headers, signal });
+      body = await response.json().catch(() => undefined);
     } catch (error) {
-      const status = statusOf(error);
-      if (status === 404) return 'not-found';
-      const message = error instanceof Error ? error.message : String(error);
-      throw new PullReadError(
-        `pull request #${number} of ${reader.repository}: ${message}`,
-        status
+      if (reader.signal?.aborted) throw new CancelledError();
+      throw fault(error instanceof Error ? error.message : String(error));
+    }
+    if (response.status === 404) return 'not-found';
+    const fields = fieldsOf(body);
+    if (!response.ok) {
+      const said = textOf(fields, 'message');
+      throw fault(
+        `${said ? `${oneLine(said, 200)} ` : ''}(HTTP ${response.status})`,
+        response.status
       );
     }
+    // A merged pull request is `state: closed` with `merged: true` and `merged_at` set.
+    if (fields.get('merged') === true || typeof fields.get('merged_at') === 'string')
+      return 'merged';
+    return textOf(fields, 'state') === 'open' ? 'open' : 'closed';
   };
-}
-
-/** The HTTP status of an Octokit `RequestError`, if the error has one. */
-function statusOf(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('status' in error)) return undefined;
-  return typeof error.status === 'number' ? error.status : undefined;
 }

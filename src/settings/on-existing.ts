@@ -1,8 +1,8 @@
+import { ON_EXISTING_CHOICES } from '../inputs.js';
 import { oneLine } from '../util/text.js';
 import { invalid } from './fields.js';
 
 /** With `create_branch`, what an existing branch of that name gets: reused as it is, or reset from its parent. */
-export const ON_EXISTING_CHOICES = ['reuse', 'reset'] as const;
 export type OnExisting = (typeof ON_EXISTING_CHOICES)[number];
 
 const isChoice = (text: string): text is OnExisting =>

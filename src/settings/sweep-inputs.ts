@@ -1,23 +1,18 @@
+import { input as row } from '../inputs.js';
 import {
   type BranchPattern,
   compileBranchPattern,
   PATTERN_FORM,
   PatternError
 } from '../neon/branch-pattern.js';
-import { formatDuration, parseDuration, YEAR_MS } from '../util/duration.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 import { oneLine } from '../util/text.js';
-import { asBool, invalid } from './fields.js';
+import { type Field, invalid, readBool, readCount } from './fields.js';
 
 // The inputs of `sweep_branches`, each read with an error that names it and the form it takes, and
-// nothing sent when one is wrong. Their bounds and defaults are here until their rows join
-// src/inputs.ts; then `readDuration`, `readCount` and `readBool` (settings/fields.ts) read the same
-// bounds from the rows, in the same words, and only the pattern and the criterion stay here.
-
-/** `sweep_max`: deletions in one run, 1 to 1000, 20 by default; `older_than`: 1 minute to a year. */
-export const SWEEP_BOUNDS = {
-  sweepMax: { default: 20, min: 1, max: 1000 },
-  olderThan: { min: 60_000, max: YEAR_MS - 86_400_000 }
-} as const;
+// nothing sent when one is wrong. Their bounds and defaults are their rows' (src/inputs.ts):
+// `sweep_max` and `dry_run` are read as any count and switch; the pattern, `older_than` (whose
+// examples are days, not the seconds of a timeout) and the criterion are read here.
 
 /** What `sweep_branches` asks, read from its inputs. */
 export interface SweepInputs {
@@ -40,6 +35,7 @@ export interface SweepValues {
  * with neither `older_than` nor that is refused: it has nothing to decide by.
  */
 export function readSweepInputs(values: SweepValues, canReadPulls: boolean): SweepInputs {
+  const field = (name: keyof SweepValues): Field => ({ value: values[name].trim(), name });
   const pattern = readSweepPattern(values.sweep_branches);
   const olderThanMs = readOlderThan(values.older_than);
   if (olderThanMs === undefined && !canReadPulls)
@@ -47,13 +43,13 @@ export function readSweepInputs(values: SweepValues, canReadPulls: boolean): Swe
       { name: 'sweep_branches' },
       (named) =>
         `needs ${named('older_than')} or a token that can read pull requests ` +
-        `(${named('github_token')}): without either, a sweep has nothing to decide by.`
+        `(${named('github_token')}, with ${named('repository')}): without either, a sweep has nothing to decide by.`
     );
   return {
     pattern,
     ...(olderThanMs === undefined ? {} : { olderThanMs }),
-    sweepMax: readSweepMax(values.sweep_max),
-    dryRun: readDryRun(values.dry_run)
+    sweepMax: readCount(field('sweep_max')),
+    dryRun: readBool(field('dry_run'))
   };
 }
 
@@ -66,36 +62,14 @@ export function readSweepPattern(value: string): BranchPattern {
   }
 }
 
-/** `older_than` in ms; undefined when unset. */
+/** `older_than` in ms, within its row's bounds; undefined when unset. */
 export function readOlderThan(value: string): number | undefined {
   const text = value.trim();
   if (text === '') return undefined;
-  const { min, max } = SWEEP_BOUNDS.olderThan;
+  const { min = 0, max = Infinity } = row('older_than');
   const ms = parseDuration(text) ?? NaN;
   if (ms >= min && ms <= max) return ms;
   const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
   const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 12h, 7d or 30d`;
   throw invalid({ name: 'older_than' }, `must be ${form}; '${oneLine(text, 60)}' is ${why}.`);
-}
-
-export function readSweepMax(value: string): number {
-  const text = value.trim();
-  const { default: fallback, min, max } = SWEEP_BOUNDS.sweepMax;
-  if (text === '') return fallback;
-  if (/^\d+$/.test(text) && +text >= min && +text <= max) return +text;
-  throw invalid(
-    { name: 'sweep_max' },
-    `must be a whole number from ${min} to ${max}; got '${oneLine(text, 60)}'.`
-  );
-}
-
-export function readDryRun(value: string): boolean {
-  const text = value.trim();
-  if (text === '') return false;
-  const read = asBool(text);
-  if (read !== undefined) return read;
-  throw invalid(
-    { name: 'dry_run' },
-    `must be true or false (true, True, TRUE, false, False or FALSE); got '${oneLine(text, 60)}'.`
-  );
 }

@@ -32,9 +32,23 @@ export class ApiError extends Error {
     readonly status: number,
     readonly requestId?: string,
     /** What a 404 did not find: the inputs to check differ. */
-    readonly missing?: 'operation' | 'project' | 'branch' | 'endpoint'
+    readonly missing?: 'operation' | 'project' | 'branch' | 'endpoint',
+    /** The refusal's JSON, its secrets masked: what a kind reads of it (the branch limit's code). */
+    readonly body?: unknown
   ) {
     super(message);
+  }
+}
+
+/** An API refusal whose message names inputs (the sweep to run at the branch limit): each front end words them. */
+export class WordedApiError extends ApiError {
+  override name = 'WordedApiError';
+  constructor(
+    readonly words: (named: Naming) => string,
+    status: number,
+    body?: unknown
+  ) {
+    super(words(actionNaming), status, undefined, undefined, body);
   }
 }
 

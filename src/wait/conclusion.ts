@@ -7,7 +7,8 @@ import {
   InputError,
   type Naming,
   NotSentError,
-  UnconfirmedError
+  UnconfirmedError,
+  WordedApiError
 } from '../util/errors.js';
 import { type AwaitedOperation, isSeen } from '../neon/operation.js';
 import { oneLine } from '../util/text.js';
@@ -81,7 +82,8 @@ function withHint(error: ApiError, named: Naming): string {
   if (missing) inputs.push('project_id');
   const names = inputs.map(named);
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
-  return list ? `${error.message} Check ${list}.` : error.message;
+  const message = error instanceof WordedApiError ? error.words(named) : error.message;
+  return list ? `${message} Check ${list}.` : message;
 }
 
 /**

@@ -60,6 +60,14 @@ export interface WaitDeps {
   onRequest?: (seen: RequestOutcome) => void;
   /** How the front end names inputs in messages (the action's words by default). */
   named?: Naming;
+  /** How a sweep reaches GitHub: GITHUB_API_URL and the global fetch by default (the tests' stand-in). */
+  github?: GitHubAccess;
+}
+
+/** Where GitHub's REST API is, and how requests reach it. */
+export interface GitHubAccess {
+  baseUrl?: string;
+  fetch?: typeof globalThis.fetch;
 }
 
 /**
