@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { countedInputs, PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -10,17 +10,8 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const inputs = (s: Simulator, more: Record<string, string>) => ({
-  inputs: {
-    api_key: DEFAULT_KEY,
-    api_host: s.url,
-    project_id: PROJECT,
-    interval: '1s',
-    timeout: '30s',
-    summary_limit: '0',
-    ...more
-  }
-});
+const inputs = (s: Simulator, more: Record<string, string>) =>
+  countedInputs(s, { project_id: PROJECT, timeout: '30s', ...more });
 
 // The faults, bad input, the key and hostile data run in-process, with the same assertions:
 // __tests__/in-process/reliability.test.ts. Here what only a spawned run shows.

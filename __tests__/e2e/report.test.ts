@@ -4,7 +4,7 @@ import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
 import { operation, type OperationScript } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction, workflowCommands } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { DEFAULT_KEY, history, PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 let github: FakeGitHub | undefined;
@@ -21,24 +21,6 @@ const USER_TOKEN = 'ghp_user_token';
 const READ_ONLY_TOKEN = 'ghs_fork_token';
 /** An installation token from actions/create-github-app-token: GET /user answers 403. */
 const APP_TOKEN = 'ghs_app_installation_token';
-
-function history(
-  count: number,
-  fields: Partial<OperationScript> = {},
-  error?: string
-): OperationScript[] {
-  return Array.from({ length: count }, (_, i) =>
-    operation(
-      PROJECT,
-      i % 3 ? 'check_availability' : 'apply_config',
-      [
-        [-10_000 - i * 60_000, 'running'],
-        [-9_000 - i * 60_000, i % 7 === 3 ? 'error' : 'finished', error ? { error } : {}]
-      ],
-      { branch_id: 'br-main', ...fields }
-    )
-  );
-}
 
 async function fakeGitHub(): Promise<FakeGitHub> {
   return startFakeGitHub({

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runAction } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { countedInputs, PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -10,17 +10,8 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const base = (s: Simulator, inputs: Record<string, string>) => ({
-  // These tests count the wait's requests; the summary's recent operations are tested elsewhere.
-  inputs: {
-    api_key: DEFAULT_KEY,
-    api_host: s.url,
-    interval: '1s',
-    timeout: '20s',
-    summary_limit: '0',
-    ...inputs
-  }
-});
+const base = (s: Simulator, inputs: Record<string, string>) =>
+  countedInputs(s, { timeout: '20s', ...inputs });
 
 // The wait's outcomes, project mode and the API's errors are tested on the same step in-process
 // (__tests__/in-process/wait.test.ts, same assertions): this is the bundle's run of one wait.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_KEY,
+  operation,
   type OperationScript,
   type Scenario,
   singleProject
@@ -32,3 +33,30 @@ export async function simulate(
 }
 
 export const uuid = (): string => randomUUID();
+
+/** `count` past operations of the project a minute apart, newest first (`apply_config` every third, one in seven in error). */
+export function history(
+  count: number,
+  fields: Partial<OperationScript> = {},
+  error?: string
+): OperationScript[] {
+  return Array.from({ length: count }, (_, i) =>
+    operation(
+      PROJECT,
+      i % 3 ? 'check_availability' : 'apply_config',
+      [
+        [-10_000 - i * 60_000, 'running'],
+        [-9_000 - i * 60_000, i % 7 === 3 ? 'error' : 'finished', error ? { error } : {}]
+      ],
+      { branch_id: 'br-main', ...fields }
+    )
+  );
+}
+
+/**
+ * A step's inputs for a test that counts the wait's requests (checks 1 s apart, no recent
+ * operations in the summary: those are tested elsewhere), and `more` on top.
+ */
+export const countedInputs = (sim: Simulator, more: Record<string, string>) => ({
+  inputs: { api_key: DEFAULT_KEY, api_host: sim.url, interval: '1s', summary_limit: '0', ...more }
+});

@@ -9,7 +9,7 @@ import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runInProcess as runAction } from '../helpers/in-process-action.js';
 import { workflowCommands } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate, uuid } from '../helpers/sim.js';
+import { countedInputs, DEFAULT_KEY, PROJECT, simulate, uuid } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -17,17 +17,8 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const inputs = (s: Simulator, more: Record<string, string>) => ({
-  inputs: {
-    api_key: DEFAULT_KEY,
-    api_host: s.url,
-    project_id: PROJECT,
-    interval: '1s',
-    timeout: '30s',
-    summary_limit: '0',
-    ...more
-  }
-});
+const inputs = (s: Simulator, more: Record<string, string>) =>
+  countedInputs(s, { project_id: PROJECT, timeout: '30s', ...more });
 
 /*
  * The decisions under faults (each kind of fault, the 429 throttle base, a storm of 503s, a key

@@ -4,34 +4,16 @@
  * sticky comment, which reads a pull request's event, stays there as a spawned run.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { operation, type OperationScript } from '../../simulator/scenario.js';
+import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runInProcess as runAction } from '../helpers/in-process-action.js';
-import { DEFAULT_KEY, PROJECT, simulate } from '../helpers/sim.js';
+import { DEFAULT_KEY, history, PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
-
-function history(
-  count: number,
-  fields: Partial<OperationScript> = {},
-  error?: string
-): OperationScript[] {
-  return Array.from({ length: count }, (_, i) =>
-    operation(
-      PROJECT,
-      i % 3 ? 'check_availability' : 'apply_config',
-      [
-        [-10_000 - i * 60_000, 'running'],
-        [-9_000 - i * 60_000, i % 7 === 3 ? 'error' : 'finished', error ? { error } : {}]
-      ],
-      { branch_id: 'br-main', ...fields }
-    )
-  );
-}
 
 const listRequests = (s: Simulator) => s.requests.filter((r) => r.path.endsWith('/operations'));
 

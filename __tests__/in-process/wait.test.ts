@@ -1,14 +1,14 @@
 /**
  * The wait's outcomes through the action's step as the runner sees it (log, outputs, summary),
  * run in-process (`runInProcess`): moved from `__tests__/e2e/wait.test.ts` with the same
- * assertions; the bundle's own run of a wait stays there.
+ * assertions; the bundle's own run of a wait (a create-branch response's operations) stays there.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { operation } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
 import { runInProcess as runAction } from '../helpers/in-process-action.js';
 import { workflowCommands } from '../helpers/run-action.js';
-import { DEFAULT_KEY, PROJECT, simulate, uuid } from '../helpers/sim.js';
+import { countedInputs, DEFAULT_KEY, PROJECT, simulate, uuid } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -16,87 +16,10 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const base = (s: Simulator, inputs: Record<string, string>) => ({
-  // These tests count the wait's requests; the summary's recent operations are tested elsewhere.
-  inputs: {
-    api_key: DEFAULT_KEY,
-    api_host: s.url,
-    interval: '1s',
-    timeout: '20s',
-    summary_limit: '0',
-    ...inputs
-  }
-});
+const base = (s: Simulator, inputs: Record<string, string>) =>
+  countedInputs(s, { timeout: '20s', ...inputs });
 
 describe("waiting for operations (the action's step in-process)", () => {
-  it('waits for the operations of a create-branch response and reports them', async () => {
-    // One step per answer: the action sees every status, however soon it starts.
-    const create = operation(
-      PROJECT,
-      'create_branch',
-      [
-        [0, 'running'],
-        [1, 'finished']
-      ],
-      { branch_id: 'br-new-1', stepPerAnswer: true }
-    );
-    const start = operation(
-      PROJECT,
-      'start_compute',
-      [
-        [0, 'scheduling'],
-        [1, 'running'],
-        [2, 'finished']
-      ],
-      {
-        branch_id: 'br-new-1',
-        endpoint_id: 'ep-new-1',
-        extra: { future_field: { kept: true } },
-        stepPerAnswer: true
-      }
-    );
-    sim = await simulate([create, start]);
-    const response = {
-      branch: { id: 'br-new-1' },
-      operations: [sim.render(create), sim.render(start)]
-    };
-    const run = await runAction(base(sim, { operations: JSON.stringify(response) }));
-
-    expect(run.code).toBe(0);
-    expect(run.outputs.status).toBe('finished');
-    expect(run.outputs.timed_out).toBe('false');
-    expect(run.outputs.project_id).toBe(PROJECT);
-    expect(run.outputs.failures_count).toBe('0');
-    // It waited: start_compute was seen in progress, then finished.
-    expect(Number(run.outputs.elapsed_seconds)).toBeGreaterThan(0.5);
-    const ops = JSON.parse(run.outputs.operations as string) as Array<Record<string, unknown>>;
-    expect(ops.map((o) => [o.action, o.status])).toEqual([
-      ['create_branch', 'finished'],
-      ['start_compute', 'finished']
-    ]);
-    expect(ops[1]?.future_field).toEqual({ kept: true });
-    expect(JSON.parse(run.outputs.operation as string).id).toBe(create.id);
-    // One line per status change, with the short id.
-    expect(run.stdout).toMatch(
-      new RegExp(`start_compute ${start.id.slice(0, 8)} scheduling → running`)
-    );
-    expect(run.stdout).toMatch(
-      new RegExp(`start_compute ${start.id.slice(0, 8)} running → finished`)
-    );
-    expect(run.stdout).toMatch(
-      new RegExp(`create_branch ${create.id.slice(0, 8)} running → finished`)
-    );
-    // Two open operations of one project: one List request per check, not one Get each;
-    // once only one is open, one Get. Either way, one request per check.
-    expect(sim.requests[0]?.path).toBe(`/api/v2/projects/${PROJECT}/operations`);
-    expect(sim.requests.length).toBeGreaterThanOrEqual(3);
-    const gaps = sim.requests.slice(1).map((r, i) => r.at - (sim?.requests[i]?.at ?? 0));
-    expect(Math.min(...gaps)).toBeGreaterThan(100);
-    expect(run.summary).toContain('Neon operations: finished');
-    expect(run.outputs.summary?.trim()).toBe(run.summary.trim());
-    expect(run.summary).toContain(start.id.slice(0, 8));
-  });
-
   it('waits for one operation id with Get operation, after a first check that lists the history', async () => {
     const op = operation(
       PROJECT,
