@@ -1,12 +1,11 @@
 import { isBranchLimitRefusal } from '../neon/branch-limit.js';
 import { compileBranchPattern, patternLike } from '../neon/branch-pattern.js';
 import { oldestSweepable } from '../neon/branch-sweep.js';
-import { listBranches } from '../neon/branches.js';
+import { branchesLimit, listSweepBranches } from '../neon/branches.js';
 import { branchLimitWords } from '../report/branch-limit-message.js';
 import { systemClock } from '../util/clock.js';
 import { ApiError, WordedApiError } from '../util/errors.js';
-import { fieldsOf } from '../util/json-fields.js';
-import { projectPath, type StepDeps } from './kind.js';
+import type { StepDeps } from './kind.js';
 
 // A create Neon refuses for the project's branch limit: the error names the count, the limit, the
 // oldest branches a sweep could take and the sweep to run. Nothing is deleted unasked.
@@ -29,10 +28,10 @@ export async function limitError(
     return undefined;
   const { client, projectId } = deps;
   try {
-    const project = await client.getJson(projectPath(projectId), deadline);
-    const limit = fieldsOf(fieldsOf(project.project).get('owner')).get('branches_limit');
-    if (typeof limit !== 'number') return undefined;
-    const branches = await listBranches(client, projectId, deadline);
+    // Read as the sweep reads them: the same limit, and ages from a branch's last reset.
+    const limit = await branchesLimit(client, projectId, deadline);
+    if (limit === undefined) return undefined;
+    const branches = await listSweepBranches(client, projectId, deadline);
     const now = client.serviceClock.toService((deps.clock ?? systemClock).now());
     // The branches named like this one first (a sweep of that pattern), else any.
     const pattern = patternLike(name);
