@@ -2,8 +2,6 @@ import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import { readBranchName } from '../settings/fields.js';
-import { InputError } from '../util/errors.js';
-import { capital } from '../util/text.js';
 import {
   operationsOf,
   type Performed,
@@ -12,6 +10,7 @@ import {
   type StepDeps
 } from './kind.js';
 import { findNamedBranch } from './branch-lookups.js';
+import { refuseUntouchable } from './branch-life.js';
 
 // `delete_branch: NAME_OR_ID`: delete that branch, then wait for the deletion; one already gone
 // passes. The default branch and protected branches are refused with nothing sent.
@@ -64,17 +63,7 @@ async function perform(
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
   if (!found) return gone();
-  const refused = found.default
-    ? "the project's default branch"
-    : found.protected
-      ? 'a protected branch'
-      : '';
-  if (refused)
-    throw new InputError(
-      'delete_branch',
-      (named) =>
-        `${capital(named('delete_branch'))} names ${found.name} (${found.id}), ${refused}: it is not deleted. Name a preview branch.`
-    );
+  refuseUntouchable('delete_branch', found, 'deleted');
   const outcome = await sendRequest(
     {
       method: 'DELETE',
