@@ -10,7 +10,8 @@ import {
   HISTORY_PER_KIND,
   learnHistory,
   nextCheckIn,
-  PAST_HISTORY_PACE
+  PAST_HISTORY_PACE,
+  runStarts
 } from '../src/wait/history.js';
 import { operation, pastOperations } from '../simulator/scenario.js';
 import { prng } from '../simulator/simulated-wait.js';
@@ -190,6 +191,59 @@ describe('nextCheckIn', () => {
     // The runner thinks 2 s passed; the service changed the operation 29 s after creating it.
     const op = running({ updated_at: iso(T0 + 29_000) });
     expect(nextCheckIn(models, [op], T0 + 2000, GAPS)).toBeLessThan(2000);
+  });
+});
+
+describe('runStarts: a queued operation is timed from when it began to run', () => {
+  // A restore's chain, as the service answers it: both created at T0 on the branch, the second
+  // `scheduling` until the first has ended.
+  const first = (fields: Partial<Operation> = {}) =>
+    running({ branch_id: 'br-a', action: 'create_timeline', ...fields });
+  const second = (fields: Partial<Operation> = {}) =>
+    running({ branch_id: 'br-a', action: 'start_compute', status: 'scheduling', ...fields });
+  const ended = (at: number) => ({ status: 'finished', updated_at: iso(T0 + at) });
+
+  it("starts an operation at the end of the one before it on its branch, and not another branch's", () => {
+    const a = first(ended(2000));
+    const b = second({ status: 'running', updated_at: iso(T0 + 2000) });
+    const elsewhere = second({ branch_id: 'br-b', status: 'running' });
+    const starts = runStarts([b, a, elsewhere]);
+    expect(starts.get(b)).toBe(T0 + 2000);
+    expect(starts.get(a)).toBe(T0);
+    expect(starts.get(elsewhere)).toBe(T0);
+  });
+
+  it('in a finished chain, the one that ended first ran first, whatever their order in the page', () => {
+    const a = first(ended(2000));
+    const b = second(ended(4000));
+    const starts = runStarts([b, a]);
+    expect([starts.get(a), starts.get(b)]).toEqual([T0, T0 + 2000]);
+    // So history learns 2 s for each, not 4 s for the second.
+    const chains = Array.from({ length: 5 }, (_, i) => {
+      const at = (ms: number) => iso(T0 - (i + 1) * 600_000 + ms);
+      const chain = { branch_id: `br-${i}`, status: 'finished', created_at: at(0) };
+      return [
+        past(0, { ...chain, action: 'create_timeline', updated_at: at(2000) }, 10 * i + 1),
+        past(0, { ...chain, action: 'start_compute', updated_at: at(4000) }, 10 * i + 2)
+      ];
+    });
+    const model = learnHistory(chains.flat()).get('start_compute');
+    expect(model?.(3000)).toBeLessThan(0.1);
+  });
+
+  it('plans a running operation that queued 2 s from its start, not from its created_at', () => {
+    const twoSeconds = learnHistory(history(Array(8).fill(2000), { action: 'start_compute' }));
+    const a = first(ended(2000));
+    const b = second({ status: 'running', updated_at: iso(T0 + 2000) });
+    // 3.8 s after both were created, the second has run about 1.3 s of its 2 s: the next look
+    // is near its end (4 s after, or 4.5 s as whole-second stamps have it on average), not at the
+    // pace of an operation that outlasted its history.
+    const next = nextCheckIn(twoSeconds, [b], T0 + 3800, GAPS, [a, b]);
+    expect(T0 + 3800 + next).toBeGreaterThanOrEqual(T0 + 4000);
+    expect(T0 + 3800 + next).toBeLessThanOrEqual(T0 + 4700);
+    expect(nextCheckIn(twoSeconds, [b], T0 + 3800, GAPS)).toBe(5000 / PAST_HISTORY_PACE);
+    // Still queued, it has not run at all: its plan is a whole run away.
+    expect(nextCheckIn(twoSeconds, [second()], T0 + 3000, GAPS)).toBeGreaterThan(1000);
   });
 });
 

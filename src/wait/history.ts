@@ -1,4 +1,5 @@
 import { type AwaitedOperation, isSeen, type Operation } from '../neon/operation.js';
+import { isInProgress } from '../neon/operation-status.js';
 import { MIN_GAP_MS } from '../neon/retry.js';
 
 /**
@@ -48,8 +49,8 @@ const studentWidening = (nu: number) =>
 
 /**
  * Per kind (`action`) with 5 or more past operations finished without failures, what history
- * predicts of the next one's length, in log time (`updated_at − created_at`: `total_duration_ms`
- * is not wall time; each widened by the 0.41 s spread of a difference of whole-second timestamps):
+ * predicts of the next one's length, in log time (`updated_at` − when it began to run, see
+ * `runStarts`: `total_duration_ms` is not wall time; each widened by the 0.41 s spread of a difference of whole-second timestamps):
  * - a kernel estimate (Silverman's bandwidth), the shape of what was seen;
  * - a prediction for one more operation (in ms), as wide as a Student-t's with the samples' mean
  *   and spread: spread × √(1 + 1/n), and the t's longer tail for few of them. It weighs as much as
@@ -65,9 +66,10 @@ const studentWidening = (nu: number) =>
  */
 export function learnHistory(operations: readonly Operation[]): Map<string, Survival> {
   const byAction = new Map<string, number[]>();
+  const starts = runStarts(operations);
   for (const op of operations) {
     if (op.status !== 'finished' || op.failures_count) continue;
-    const ms = Date.parse(op.updated_at) - Date.parse(op.created_at);
+    const ms = Date.parse(op.updated_at) - (starts.get(op) ?? Date.parse(op.created_at));
     const lengths = byAction.get(op.action) ?? [];
     byAction.set(op.action, lengths);
     if (ms >= 0 && lengths.length < HISTORY_PER_KIND) lengths.push(Math.max(ms, 500));
@@ -147,8 +149,10 @@ export function nextCheckIn(
   models: ReadonlyMap<string, Survival>,
   open: AwaitedOperation[],
   now: number,
-  { maxGap, ladderMs, ladderNowMs }: Gaps
+  { maxGap, ladderMs, ladderNowMs }: Gaps,
+  known: readonly AwaitedOperation[] = open
 ): number {
+  const starts = runStarts(known.filter(isSeen));
   const plan = (model: Survival, elapsed: number) => {
     if (model.outlasted(elapsed)) return ladderNowMs / PAST_HISTORY_PACE;
     let horizon = maxGap;
@@ -167,7 +171,7 @@ export function nextCheckIn(
       need = Math.min(need, ladderMs);
       continue;
     }
-    const elapsed = elapsedOf(op, now);
+    const elapsed = elapsedOf(op, now, starts.get(op));
     const key = `${Math.floor(Math.log(Math.max(elapsed, 250)) / AGE_BUCKET)} ${op.action}`;
     const other = youngest.get(key);
     if (!other || elapsed < other.elapsed) youngest.set(key, { model, elapsed });
@@ -176,12 +180,61 @@ export function nextCheckIn(
   return need;
 }
 
-/** How long an operation has run at `now` (the service's clock), from its timestamps. */
-function elapsedOf(op: Operation, now: number): number {
-  const created = Date.parse(op.created_at);
-  // Whole-second timestamps: on average it began half a second after its created_at.
+/**
+ * When each operation began to run (ms), where the operations before it tell: the service runs a
+ * branch's operations one at a time, so one created with or after another on its branch (a
+ * restore's `start_compute` after its `create_timeline`) waits, `scheduling`, until that one has
+ * ended; it runs from the latest such end (`updated_at` of the finished ones that ended first).
+ * Timed from `created_at` instead, a queued operation seems to overrun its kind's history by the
+ * queue's length, and the checks back off just as it ends (issue 43).
+ */
+export function runStarts(operations: readonly Operation[]): Map<Operation, number> {
+  interface Timed {
+    op: Operation;
+    created: number;
+    ended: number;
+    running: boolean;
+  }
+  const byBranch = new Map<string, Timed[]>();
+  for (const op of operations) {
+    if (op.branch_id === undefined) continue;
+    const timed = {
+      op,
+      created: Date.parse(op.created_at),
+      ended: Date.parse(op.updated_at),
+      running: isInProgress(op.status)
+    };
+    const mates = byBranch.get(op.branch_id);
+    if (mates) mates.push(timed);
+    else byBranch.set(op.branch_id, [timed]);
+  }
+  const starts = new Map<Operation, number>();
+  for (const mates of byBranch.values()) {
+    for (const { op, created, ended, running } of mates) {
+      let start = created;
+      for (const before of mates) {
+        const runsFirst =
+          before.op !== op &&
+          !before.running &&
+          before.created <= created &&
+          (running || before.ended <= ended);
+        if (runsFirst && before.ended > start) start = before.ended;
+      }
+      starts.set(op, start);
+    }
+  }
+  return starts;
+}
+
+/**
+ * How long an operation has run at `now` (the service's clock), from when it began (`runStarts`,
+ * its `created_at` where nothing is known): none while it is still `scheduling`.
+ */
+function elapsedOf(op: Operation, now: number, start = Date.parse(op.created_at)): number {
+  if (op.status === 'scheduling') return 0;
+  // Whole-second timestamps: on average it began half a second after the one written.
   const since = /\.\d/.test(op.created_at) ? 0 : 500;
-  return Math.max(now - created - since, Date.parse(op.updated_at) - created || 0, 0);
+  return Math.max(now - start - since, Date.parse(op.updated_at) - start || 0, 0);
 }
 
 /** The duration an operation of a kind outlasts half the time (`Survival` is P(longer than ms)), to 0.1 s. */

@@ -160,11 +160,12 @@ export async function waitFor(
       if (replaced !== undefined) return replaced;
       // Operations are aged on the service's clock, which wrote their timestamps.
       const now = serviceClock.toService(clock.now());
-      const base = nextCheckIn(history, open(), now, {
+      const gaps = {
         maxGap: intervalMs,
         ladderMs: ladder(checks, intervalMs),
         ladderNowMs: ladderAt(clock.now() - firstCheckAt, intervalMs)
-      });
+      };
+      const base = nextCheckIn(history, open(), now, gaps, tracker.list());
       const ms = pollDelay(checks, intervalMs, deps.random, base) * pace.factor;
       // When every open operation is `failed` and awaits a retry, look again near the retry.
       const retry = tracker.nextUsefulCheck(policy);
