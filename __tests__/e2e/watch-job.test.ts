@@ -2,8 +2,8 @@
  * `watch_job` end to end: the main step and then the post step, each run as the runner runs them
  * (the same inputs; the post step gets what the main step saved in GITHUB_STATE as STATE_*), with
  * operations started between them, as a job's other steps would. Spawned from dist/ for what only
- * that shows (dist/post.js, a pull request's event, a GITHUB_STATE that cannot be written); the
- * other cases run the steps in-process (`runInProcess`), with the same assertions.
+ * that shows (dist/post.js, a GITHUB_STATE that cannot be written); the other cases run the steps
+ * in-process (`runInProcess`, which reads each run's pull request event), with the same assertions.
  */
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -146,11 +146,11 @@ describe('watch_job', () => {
     const pr = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
     const more = { comment_on_pr: 'true', github_token: 'ghs_token' };
     const env = { GITHUB_API_URL: github.url };
-    const main = await runAction({ inputs: inputs(sim, more), event: pr, env });
+    const main = await runInProcess({ inputs: inputs(sim, more), event: pr, env });
     expect(github.comments).toHaveLength(0);
     const op = startedNow(sim, 'create_branch', 300);
     sim.addOperation(op);
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, more),
       event: pr,
       env,
@@ -171,11 +171,11 @@ describe('watch_job', () => {
     const pr = { name: 'pull_request', payload: { number: 7, pull_request: { number: 7 } } };
     const more = { comment_on_pr: 'true', github_token: 'ghs_token', operation_id: awaited.id };
     const env = { GITHUB_API_URL: github.url };
-    const main = await runAction({ inputs: inputs(sim, more), event: pr, env });
+    const main = await runInProcess({ inputs: inputs(sim, more), event: pr, env });
     expect(main.code).toBe(1);
     expect(github.comments[0]?.body).toMatch(/### ❌ .*: error/);
 
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, more),
       event: pr,
       env,
@@ -208,10 +208,10 @@ describe('watch_job', () => {
     ]
   ])('is not silent when it cannot watch: %s', async (_name, change, error) => {
     sim = await simulate([]);
-    const main = await runAction({ inputs: inputs(sim) });
+    const main = await runInProcess({ inputs: inputs(sim) });
     expect(main.outputs.status).toBe('watching');
     const requests = sim.requests.length;
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: inputs(sim, change.inputs),
       env: change.env,
       state: main.state,
@@ -270,12 +270,15 @@ describe('watch_job', () => {
   });
 
   it("the post step never sends the step's request again: a branch a later step deleted stays deleted", async () => {
-    sim = await simulate({
-      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
-      projects: [project(PROJECT)],
-      operations: [],
-      ...seededBranches(PROJECT, [{ name: 'main' }])
-    });
+    sim = await simulate(
+      {
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT)],
+        operations: [],
+        ...seededBranches(PROJECT, [{ name: 'main' }])
+      },
+      { operationMs: 300 }
+    );
     const asked = inputs(sim, { create_branch: 'preview/pr-7' });
     const main = await runInProcess({ inputs: asked });
     expect(main.outputs.branch_outcome ?? main.outputs.created).toMatch(/^(created|true)$/);
@@ -309,13 +312,13 @@ describe('watch_job', () => {
     const more = { create_branch: 'preview/pr-7', compare_schema: 'true', comment_on_pr: 'true' };
     const asked = inputs(sim, { ...more, github_token: 'ghs_token', summary_limit: '0' });
     const env = { GITHUB_API_URL: github.url };
-    const main = await runAction({ inputs: asked, event: pr, env });
+    const main = await runInProcess({ inputs: asked, event: pr, env });
     expect(main.code).toBe(0);
     expect(main.summary).toContain('taken at the end of the job by the post step');
     // A later step of the job migrates the branch.
     sim.setSchemaDiff('preview/pr-7', DROP_COLUMN_AND_TABLE);
     const before = sim.requests.length;
-    const post = await runAction({
+    const post = await runInProcess({
       inputs: asked,
       event: pr,
       env,

@@ -1,5 +1,6 @@
 import { afterAll, jest } from '@jest/globals';
 import * as core from '@actions/core';
+import * as github from '@actions/github';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,21 +14,27 @@ import { type ActionRun, type RunOptions, runnerEnv, runnerFiles, stepRun } from
  * `start`, the real `@actions/core`), with the environment and the runner's files `runAction`
  * gives a spawned run, and the same `ActionRun` back: a test moved here from `__tests__/e2e/`
  * asserts the same things at a fraction of the CPU (no Node start, no bundle to load). What only
- * a spawned run shows stays there: signals, the process's exit, the event of a pull request
- * (`@actions/github` reads it once per process), the bundle itself. Real time: the simulator's
- * timelines and the action's polling are the ones a spawned run sees.
+ * a spawned run shows stays there: signals, the process's exit, the bundle itself, and one run
+ * of each front end that reads the event file from the runner's environment. Real time: the
+ * simulator's timelines and the action's polling are the ones a spawned run sees.
  */
+
+/** `@actions/github`'s Context, which its exports do not name: the class of its one `context`. */
+const Context = github.context.constructor as new () => typeof github.context;
 
 // `core.summary` keeps the first summary file's path it sees: every run writes to the same one.
 const dir = mkdtempSync(join(tmpdir(), 'neon-wait-in-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 export async function runInProcess(options: RunOptions): Promise<ActionRun> {
-  if (options.signalAfterMs || options.signalWhen || options.event || options.killAfterMs)
-    throw new Error('signals, events and a killed step need a spawned run: use runAction');
+  if (options.signalAfterMs || options.signalWhen || options.killAfterMs)
+    throw new Error('signals and a killed step need a spawned run: use runAction');
   const files = runnerFiles(dir, options);
   const savedEnv = process.env;
   process.env = runnerEnv(files, options);
+  // `@actions/github` reads the event (GITHUB_EVENT_PATH) once, when a process first imports it:
+  // each run here reads its own, as each spawned step does.
+  Object.assign(github.context, new Context());
   let stdout = '';
   let stderr = '';
   const out = jest

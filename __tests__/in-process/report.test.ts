@@ -1,7 +1,6 @@
 /**
  * The job summary through the action's step as the runner sees it, run in-process
- * (`runInProcess`): moved from `__tests__/e2e/report.test.ts` with the same assertions; the
- * sticky comment, which reads a pull request's event, stays there as a spawned run.
+ * (`runInProcess`); the sticky comment's cases are in `comment.test.ts` beside it.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { operation } from '../../simulator/scenario.js';

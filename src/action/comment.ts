@@ -73,7 +73,11 @@ export async function writeComment(
     }
     const target = { ...context.repo, issue_number: issueNumber };
     const stops = [AbortSignal.timeout(COMMENT_BUDGET_MS), ...(signal ? [signal] : [])];
-    const octokit = getOctokit(token, { request: { signal: AbortSignal.any(stops) } });
+    // The API of the run's context, as the event is: Octokit's default is read when it is loaded.
+    const octokit = getOctokit(token, {
+      baseUrl: context.apiUrl,
+      request: { signal: AbortSignal.any(stops) }
+    });
     // What the report says, without times: an unchanged digest leaves the comment as it is.
     const digest = digestOf(stableView(report));
     const body = `${marker(tag, digest)}\n${redact(renderComment(report))}`;

@@ -1,9 +1,16 @@
+/**
+ * The sticky PR comment's decisions, through the action's step in-process (`runInProcess`, which
+ * reads each run's pull request event as a spawned step does); they ran spawned before issue 46,
+ * with the same assertions. `__tests__/e2e/comment.test.ts` keeps the comment through dist/, its
+ * event read from the runner's environment.
+ */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startFakeGitHub, type FakeGitHub } from '../../simulator/github.js';
 import { operation, type OperationScript } from '../../simulator/scenario.js';
 import type { Simulator } from '../../simulator/server.js';
-import { runAction, workflowCommands } from '../helpers/run-action.js';
+import { runInProcess as runAction } from '../helpers/in-process-action.js';
+import { workflowCommands } from '../helpers/run-action.js';
 import { DEFAULT_KEY, history, PROJECT, simulate } from '../helpers/sim.js';
 
 let sim: Simulator | undefined;
@@ -37,7 +44,6 @@ function inputs(s: Simulator, more: Record<string, string>): { inputs: Record<st
   };
 }
 
-// The job summary's cases run in-process: __tests__/in-process/report.test.ts.
 describe('sticky PR comment', () => {
   const commentInputs = (s: Simulator, op: OperationScript, more: Record<string, string> = {}) => ({
     ...inputs(s, {
