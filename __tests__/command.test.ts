@@ -745,7 +745,7 @@ describe('the first ten minutes (issue 37)', () => {
     );
   });
 
-  it('item 1: --help in groups, with examples of the four common uses, short names and a link to docs/cli.md', async () => {
+  it('item 1: --help in groups, with examples of the four common uses, short names and links to docs/reference.md and docs/cli.md', async () => {
     const { stdout: help } = await command(['--help']);
     const headings = help.split('\n').filter((line) => /^[A-Z].*:$/.test(line));
     expect(headings).toEqual([
@@ -763,6 +763,7 @@ describe('the first ten minutes (issue 37)', () => {
     ]);
     for (const use of ['--operations -', '--request ', '--branch-id br-', '--database-url-env'])
       expect(help.slice(help.indexOf('Examples:'))).toContain(use);
+    expect(help).toContain('docs/reference.md');
     expect(help).toContain('docs/cli.md');
     // Each flag's words stand apart from its name, and say what the command does.
     expect(help).toMatch(/^ {2}NEON_OPERATIONS_WAIT_PROGRESS\n {28}instead of --progress$/m);

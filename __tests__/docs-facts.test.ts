@@ -1,7 +1,8 @@
 /**
  * Facts the docs write in prose, checked against the rows and the code that decides them: the
  * `fail_on` default, the order of the `status` output, what each API status means, which answers a
- * `request` retries, which placeholders it fills. (The tables are generated: `readme.test.ts`.)
+ * `request` retries, which placeholders it fills. (docs/reference.md's tables are generated, and
+ * checked by `readme.test.ts`.)
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -137,7 +138,7 @@ describe("the answers a request is sent again after (src/neon/send.ts's rules)",
     expect(retried).toContain(423);
   });
 
-  it('the request_attempts output names them (action.yml and the README copy the row)', () => {
+  it('the request_attempts output names them (action.yml and docs/reference.md copy the row)', () => {
     const description = OUTPUTS.find((o) => o.name === 'request_attempts')?.description ?? '';
     const listed = excerpt(description, /\(([\d, and]+) answers are retried\)/);
     expect((listed.match(/\d+/g) ?? []).map(Number)).toEqual(retried);

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { withOptions, withTables } from '../scripts/readme-tables.js';
+import { NONE, withReference } from '../scripts/reference-tables.js';
 import { FLAGS } from '../src/cli/args.js';
-import { HELP } from '../src/cli/help.js';
+import { flagUsage, HELP } from '../src/cli/help.js';
 import { reviewOutcome } from '../src/checks/compare-schema.js';
 import { databaseOutcome } from '../src/checks/select-one.js';
 import { resultText } from '../src/cli/result.js';
@@ -17,6 +17,7 @@ import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
 
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const reference = readFileSync(join(root, 'docs', 'reference.md'), 'utf8');
 const actionYml = readFileSync(join(root, 'action.yml'), 'utf8');
 
 /** The Markdown a user reads: the README, CONTRIBUTING and every page under docs/. */
@@ -76,13 +77,11 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
     expect(INPUTS.find((r) => r.name === 'api_host')?.default).toBe(NEON_API_HOST);
   });
 
-  it('the command has a flag for each row of its own, in its help; docs/cli.md has them all (npm run docs)', () => {
+  it('the command has a flag for each row of its own, in its help', () => {
     for (const row of FLAGS)
       expect(HELP).toMatch(
         new RegExp(`^  (-\\w, )?--${row.flag ?? row.name.replace(/_/g, '-')} `, 'm')
       );
-    const cliMd = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
-    expect(squeeze(cliMd)).toBe(squeeze(withOptions(cliMd)));
   });
 
   it("documents every field of --json, in its order: the outputs' rows and the command's own", () => {
@@ -129,29 +128,81 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
   });
 });
 
-describe('README', () => {
-  it('has the inputs and outputs tables of the rows (npm run docs rewrites them)', () => {
-    expect(squeeze(readme)).toBe(squeeze(withTables(readme)));
+const code = (text: string): string => `\`${text}\``;
+
+/** A generated table's rows of docs/reference.md: the cells of each, by the block's name. */
+function rowsOf(block: string): string[][] {
+  const text = new RegExp(`<!-- ${block}:start -->([\\s\\S]*?)<!-- ${block}:end -->`).exec(
+    reference
+  )?.[1];
+  return (text ?? '')
+    .split('\n')
+    .filter((line) => line.startsWith('| '))
+    .slice(2)
+    .map((line) =>
+      line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim())
+    );
+}
+
+describe('docs/reference.md: the inputs and outputs of both front ends', () => {
+  it('has the tables of the rows (npm run docs rewrites them)', () => {
+    expect(squeeze(reference)).toBe(squeeze(withReference(reference)));
   });
 
-  it('names every input and output of action.yml', () => {
+  it("names action.yml's inputs in its order, each beside its flag ('—': the action's own), and its outputs", () => {
     const action = parse(actionYml) as { inputs: object; outputs: object };
-    for (const name of [...Object.keys(action.inputs), ...Object.keys(action.outputs)]) {
-      expect(readme).toContain(`\`${name}\``);
-    }
+    const inputs = rowsOf('inputs');
+    expect(inputs.map(([name]) => name)).toEqual(Object.keys(action.inputs).map(code));
+    const flags = INPUTS.filter((row) => row.only !== 'command').map((row) => [
+      code(row.name),
+      row.only === 'action' ? NONE : code(flagUsage(row))
+    ]);
+    expect(inputs.map(([name, flag]) => [name, flag])).toEqual(flags);
+    const outputs = rowsOf('outputs').map(([name]) => name);
+    expect(outputs).toEqual(Object.keys(action.outputs).map(code));
+  });
+
+  it('has every flag of the command: beside its input, or among its own', () => {
+    const flags = [...rowsOf('inputs'), ...rowsOf('flags').map((cells) => ['', ...cells])]
+      .map(([, flag]) => flag)
+      .filter((flag) => flag !== NONE);
+    expect([...flags].sort()).toEqual(FLAGS.map((row) => code(flagUsage(row))).sort());
   });
 
   it("states each input's default in its description (the table has no default column)", () => {
     const action = parse(actionYml) as {
       inputs: Record<string, { description: string; required?: boolean; default?: string }>;
     };
+    const described = new Map(rowsOf('inputs').map(([name, , text]) => [name, text ?? '']));
     for (const [name, input] of Object.entries(action.inputs)) {
+      expect(squeeze(described.get(code(name)) ?? '')).toContain(
+        squeeze(input.description.replace(/\|/g, '\\|'))
+      );
       const text = `${name}: ${input.description}`;
       if (input.required) expect(text).toContain(`${name}: Required.`);
       else if (input.default) {
         const value = input.default.replace(/^\$\{\{ (.*) \}\}$/, '$1');
         expect(text).toContain(`Default \`${value}\``);
       } else expect(text).toMatch(/Default( none|:)/);
+    }
+  });
+
+  it("types every field of --json: the outputs' beside them, then the command's own", () => {
+    const typed = rowsOf('outputs').filter(([, , type]) => type !== NONE);
+    const fields = [...typed, ...rowsOf('json-fields')].map(([name]) => name);
+    const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
+    expect(fields).toEqual(documented.map((row) => code(row.name)));
+  });
+});
+
+describe('README', () => {
+  it('sends its reader to docs/reference.md for the inputs and the outputs', () => {
+    for (const section of ['Inputs', 'Outputs']) {
+      const text = new RegExp(`^## ${section}\\n([\\s\\S]*?)^## `, 'm').exec(readme)?.[1];
+      expect(text).toContain(`(docs/reference.md#${section.toLowerCase()})`);
     }
   });
 

@@ -10,7 +10,7 @@ interface Output {
   description: string;
   value?: (report: Report) => unknown; // none: only the action's publishing knows it (the summary, the comment)
   text?: (value: unknown) => string; // where `String` would not do
-  /** Its `--json` field's type, for docs/cli.md (with `value`). */
+  /** Its `--json` field's type, for docs/reference.md (with `value`). */
   json?: string;
   /** A secret the runner masks: written as is (not redacted), and never in the command's `--json`. */
   secret?: (report: Report) => string | undefined;
@@ -92,7 +92,7 @@ export const OUTPUTS: readonly Output[] = [
 /** The command's own `--json` fields, after the outputs' (`resultText` sets them). */
 // prettier-ignore
 export const COMMAND_FIELDS: ReadonlyArray<{ name: string; json: string }> = [
-  { name: 'exit_code', json: "number: the process's exit code (below)" },
+  { name: 'exit_code', json: "number: the process's exit code ([exit codes](cli.md#exit-codes))" },
   { name: 'message', json: 'string: the verdict line, why it ended; after a timeout it ends with the last API error, if there was one' },
   { name: 'last_api_error', json: 'string: the error of the request still failing at the deadline, or `null`' },
   { name: 'sweep', json: 'array of `{id, name, done, reason}`: every branch --sweep-branches matched, what was done and why; only with it' }

@@ -1,5 +1,5 @@
-// `--help`: made from the input rows, as docs/cli.md's table is (`npm run docs`): each flag under
-// its row's group, then examples of the four common uses.
+// `--help`: made from the input rows, as docs/reference.md's tables are (`npm run docs`): each flag
+// under its row's group, then examples of the four common uses.
 import { type FlagGroup, flagOf, type Input, INPUTS } from '../inputs.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../outputs.js';
 import { FLAGS } from './args.js';
@@ -94,6 +94,7 @@ export const HELP = [
   'Examples:',
   ...EXAMPLES,
   '',
-  'More (every flag, the JSON fields, CI examples): docs/cli.md in the repository.',
+  'More in the repository: every flag and JSON field in docs/reference.md, CI',
+  'examples, stdout, stderr and exit codes in docs/cli.md.',
   ''
 ].join('\n');
