@@ -7,7 +7,12 @@ import {
   project,
   type Scenario
 } from '../simulator/scenario.js';
-import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
+import {
+  NEON_RATE_LIMIT,
+  type RateLimit,
+  type Simulator,
+  startSimulator
+} from '../simulator/server.js';
 import type { Operation } from '../src/neon/operation.js';
 import type { WaitResult } from '../src/wait/wait.js';
 import { engineWait, prng } from '../simulator/simulated-wait.js';
@@ -270,11 +275,14 @@ export interface RunOptions {
   /** See `VirtualTime.run`; 0 (exact) by default. */
   resolutionMs?: number;
   seed?: number;
+  /** The account's limits: Neon's (`NEON_RATE_LIMIT`) by default. */
+  rateLimit?: RateLimit;
 }
 
 /**
- * Runs the jobs with one peer against a fresh simulator with Neon's rate limits, on simulated
- * time. Every key belongs to one organization, so every job spends one account's budget.
+ * Runs the jobs with one peer against a fresh simulator with Neon's rate limits (or the ones
+ * given), on simulated time. Every key belongs to one organization, so every job spends one
+ * account's budget.
  */
 export async function runPeer(options: RunOptions): Promise<RunResult> {
   const { peer, jobs } = options;
@@ -295,7 +303,7 @@ export async function runPeer(options: RunOptions): Promise<RunResult> {
       scenario,
       clock: () => time.elapsed(),
       epoch: EPOCH,
-      rateLimit: NEON_RATE_LIMIT
+      rateLimit: options.rateLimit ?? NEON_RATE_LIMIT
     });
     const s = sim;
     options.prepare?.(s);

@@ -96,7 +96,7 @@ export interface RateLimit {
   retryAfter?: boolean;
 }
 
-export const NEON_RATE_LIMIT: RateLimit = { perMinute: 700, perRoutePerSecond: 40 };
+export const NEON_RATE_LIMIT = { perMinute: 700, perRoutePerSecond: 40 } satisfies RateLimit;
 
 export interface RequestRecord {
   /** Simulator clock (ms). */
