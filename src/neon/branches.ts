@@ -5,7 +5,7 @@ import type { Connection } from './branch-outcome.js';
 import { annotationValues } from './branch-annotations.js';
 import { type SweepBranch, sweepBranchOf } from './branch-sweep.js';
 import { type Page, pages } from './paging.js';
-import { type Branch, branchOf, listOf } from './resources.js';
+import { type Branch, branchOf, branchPath, listOf, projectPath } from './resources.js';
 
 /** How many pages of the branch list are read at most, of this many branches each. */
 const MAX_PAGES = 50;
@@ -39,7 +39,7 @@ export async function branchesLimit(
   projectId: string,
   deadline: number
 ): Promise<number | undefined> {
-  const path = `/projects/${encodeURIComponent(projectId)}`;
+  const path = projectPath(projectId);
   const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
   const owner = fieldsOf(fieldsOf(body.project).get('owner'));
   const limit = owner.get('branches_limit');
@@ -58,7 +58,7 @@ async function branchesAs<T extends { id: string }>(
     const query = new URLSearchParams({ limit: String(PAGE_LIMIT) });
     if (search) query.set('search', search);
     if (cursor) query.set('cursor', cursor);
-    const path = `/projects/${encodeURIComponent(projectId)}/branches?${query}`;
+    const path = `${projectPath(projectId)}/branches?${query}`;
     const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
     // Not a list of branches, the answer cannot say that none matches (a deletion would pass).
     const list = listOf(body, 'branches', (item: unknown) => item, 'next');
@@ -105,7 +105,7 @@ export async function branchExists(
   branchId: string,
   deadline: number
 ): Promise<boolean> {
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`;
+  const path = branchPath(projectId, branchId);
   try {
     await client.getJson(path, deadline, `Branch ${branchId} was not found`);
     return true;
@@ -128,7 +128,7 @@ export async function databaseOf(
 ): Promise<{ database: string; role: string } | undefined> {
   const { databaseName, roleName } = asked;
   if (databaseName && roleName) return { database: databaseName, role: roleName };
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}/databases`;
+  const path = `${branchPath(projectId, branchId)}/databases`;
   const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
   const list = Array.isArray(body.databases) ? body.databases : [];
   const databases = list.flatMap((item: unknown) => {

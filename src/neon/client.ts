@@ -23,6 +23,7 @@ import {
   operationOf,
   type OperationsPage,
   projectOf,
+  projectPath,
   type Project
 } from './resources.js';
 import type { Operation } from './operation.js';
@@ -132,7 +133,7 @@ export class NeonClient {
   }
 
   getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
-    const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
+    const path = `${projectPath(projectId)}/operations/${encodeURIComponent(operationId)}`;
     const missing = `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see that project`;
     return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
@@ -148,7 +149,7 @@ export class NeonClient {
     patience = deadline,
     sharing = false
   ): Promise<OperationsPage> {
-    const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
+    const path = `${projectPath(projectId)}/operations?${query(page)}`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<OperationsPage> = (body) => {
       const list = listOf(body, 'operations', operationOf, 'cursor');
@@ -162,15 +163,23 @@ export class NeonClient {
    * (`GET /projects/{id}/endpoints`, one page: the API does not paginate it).
    */
   listEndpoints(projectId: string, deadline: number): Promise<EndpointHosts[]> {
-    const path = `/projects/${encodeURIComponent(projectId)}/endpoints`;
+    const path = `${projectPath(projectId)}/endpoints`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<EndpointHosts[]> = (body) => listOf(body, 'endpoints', endpointOf)?.items;
     return this.get(path, deadline, accept, ['project', missing]);
   }
 
-  /** Any GET of the API, its answer's JSON object as is (retried as every GET; a 404 names `notFound`). */
-  getJson(path: string, deadline: number, notFound?: string): Promise<Record<string, unknown>> {
-    return this.get(path, deadline, (body) => body, [undefined, notFound]);
+  /**
+   * Any GET of the API, its answer's JSON object as is (retried as every GET): a 404 says
+   * `notFound`, and `missing` names what, for the inputs to check.
+   */
+  getJson(
+    path: string,
+    deadline: number,
+    notFound?: string,
+    missing?: ApiError['missing']
+  ): Promise<Record<string, unknown>> {
+    return this.get(path, deadline, (body) => body, [missing, notFound]);
   }
 
   async listProjects(

@@ -6,6 +6,14 @@ import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } fr
 // The API's resources as the step reads them from its answers, each with its parser: an answer is
 // `unknown` until each field read has the type the reader needs.
 
+/** Where a project is, under the API base; its resources are below it. */
+export const projectPath = (projectId: string): string =>
+  `/projects/${encodeURIComponent(projectId)}`;
+
+/** Where a branch of the project is (`…/restore`, `…/databases` below it). */
+export const branchPath = (projectId: string, branchId: string): string =>
+  `${projectPath(projectId)}/branches/${encodeURIComponent(branchId)}`;
+
 /** A page of List operations: its operations and the cursor of the next page. */
 export type OperationsPage = { operations: Operation[]; cursor?: string };
 

@@ -1,4 +1,4 @@
-import type { Branch } from '../neon/resources.js';
+import { type Branch, projectPath } from '../neon/resources.js';
 import {
   type AnsweredConnection,
   branchMatches,
@@ -14,7 +14,7 @@ import type { InputName } from '../inputs.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
 import { refuseUntouchable } from './branch-life.js';
-import { projectPath, type StepDeps } from './kind.js';
+import type { StepDeps } from './kind.js';
 
 // What the branch kinds look up besides their own request: the branch an input names, the parent,
 // and the branch's connection.

@@ -2,7 +2,7 @@ import type { Rules } from '../neon/answer-rules.js';
 import { pullRequestAnnotation } from '../neon/branch-annotations.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
 import { connectionOfAnswer } from '../neon/branches.js';
-import { type Branch, branchOf } from '../neon/resources.js';
+import { type Branch, branchOf, projectPath } from '../neon/resources.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import type { ApiRequest } from '../neon/client.js';
 import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
@@ -26,7 +26,6 @@ import { limitError } from './branch-limit-error.js';
 import {
   operationsOf,
   type Performed,
-  projectPath,
   type PullRequestRef,
   type RequestKindModule,
   type StepDeps

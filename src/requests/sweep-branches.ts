@@ -12,19 +12,14 @@ import {
 } from '../neon/branch-sweep.js';
 import { branchesLimit, listSweepBranches } from '../neon/branches.js';
 import type { Operation } from '../neon/operation.js';
+import { branchPath, projectPath } from '../neon/resources.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import { type Field, invalid } from '../settings/fields.js';
 import { readSweepInputs } from '../settings/sweep-inputs.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import {
-  operationsOf,
-  type Performed,
-  projectPath,
-  type RequestKindModule,
-  type StepDeps
-} from './kind.js';
+import { operationsOf, type Performed, type RequestKindModule, type StepDeps } from './kind.js';
 import { readPullStates, REPOSITORY } from './pull-state.js';
 
 // `sweep_branches: PATTERN`: delete the stale branches whose names match (a closed or merged pull
@@ -112,7 +107,7 @@ async function perform(
     await pace.beforeNext(deps.signal);
     const request = {
       method: 'DELETE',
-      path: `${projectPath(projectId)}/branches/${encodeURIComponent(branch.id)}`,
+      path: branchPath(projectId, branch.id),
       rules: RULES.sweep_branches,
       action: 'delete_timeline'
     } as const;
