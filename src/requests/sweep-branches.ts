@@ -1,6 +1,5 @@
 import type { InputName } from '../inputs.js';
 import type { Rules } from '../neon/answer-rules.js';
-import type { BranchPattern } from '../neon/branch-pattern.js';
 import {
   planSweep,
   type PullState,
@@ -15,7 +14,7 @@ import type { Operation } from '../neon/operation.js';
 import { branchPath, projectPath } from '../neon/resources.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import { type Field, invalid } from '../settings/fields.js';
-import { readSweepInputs } from '../settings/sweep-inputs.js';
+import { readSweepInputs, type SweepInputs } from '../settings/sweep-inputs.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
@@ -27,12 +26,8 @@ import { readPullStates, REPOSITORY } from './pull-state.js';
 // `sweep_max` a run; `dry_run` deletes nothing. The deletions go one after another through the one
 // send loop (a project runs one operation at a time), then the step waits for what they started.
 
-export interface SweepBranchesKind {
+export interface SweepBranchesKind extends SweepInputs {
   kind: 'sweep_branches';
-  pattern: BranchPattern;
-  olderThanMs?: number;
-  sweepMax: number;
-  dryRun: boolean;
   /** A token and the repository whose pull requests are read; none: `older_than` alone decides. */
   pulls?: { token: string; repository: string };
 }
@@ -59,13 +54,7 @@ export const sweepBranches: RequestKindModule<SweepBranchesKind> = {
         `must be a repository as owner/name, such as octo-org/octo-repo; got '${oneLine(repository.value, 60)}'.`
       );
     const pulls = token && repository.value ? { token, repository: repository.value } : undefined;
-    const values = {
-      sweep_branches: input('sweep_branches'),
-      older_than: input('older_than'),
-      sweep_max: input('sweep_max'),
-      dry_run: input('dry_run')
-    };
-    return { kind: 'sweep_branches', ...readSweepInputs(values, pulls !== undefined), pulls };
+    return { kind: 'sweep_branches', ...readSweepInputs(input, pulls !== undefined), pulls };
   },
   perform
 };
