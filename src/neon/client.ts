@@ -97,7 +97,7 @@ export interface SendOptions<T> {
 type Sent<T> = { answer: Answer; rule: Extract<Rule, 'accept' | 'adopt' | 'gone'>; value: T };
 
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
-type Accept<T> = (body: Record<string, unknown>) => T | undefined;
+type Accept<T> = (body: Record<string, unknown>, answer: Answer) => T | undefined;
 
 /** A host that never answered is tried this long from the first request; once it has, until the deadline. */
 const FIRST_CONTACT_MS = 30_000;
@@ -180,6 +180,11 @@ export class NeonClient {
     missing?: ApiError['missing']
   ): Promise<Record<string, unknown>> {
     return this.get(path, deadline, (body) => body, [missing, notFound]);
+  }
+
+  /** A branch's connection URI (`GET …/connection_uri`), unredacted: only the outputs hold it. */
+  async connectionUri(path: string, deadline: number): Promise<string | undefined> {
+    return (await this.get(path, deadline, (_, answer) => ({ uri: answer.connectionUri }))).uri;
   }
 
   async listProjects(
@@ -350,7 +355,7 @@ export class NeonClient {
     sharing = false
   ): Promise<T> {
     const sent = await this.send({ method: 'GET', path, rules: LOOKUP_RULES }, deadline, {
-      parse: (answer) => (answer.body ? accept(answer.body) : undefined),
+      parse: (answer) => (answer.body ? accept(answer.body, answer) : undefined),
       said: (answer) => `${answer.errorText}${ref(answer)}`,
       patience,
       sharing,

@@ -8,8 +8,6 @@ import {
   matchesIn
 } from '../neon/branches.js';
 import type { Connection } from '../neon/branch-outcome.js';
-import { READ_RULES } from '../neon/answer-rules.js';
-import { sendRequest } from '../neon/send.js';
 import type { InputName } from '../inputs.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
@@ -95,9 +93,8 @@ export async function parentFor(
 /**
  * The branch's connection URLs, direct and pooled, for the role and database asked (by default the
  * first database and its owner). What a creation's answer gave (`answered`) is not asked again;
- * the rest (all of an adopted branch's) is asked of `connection_uri`, through the request path (its
- * secrets masked on arrival). A branch without a compute has none: the outputs stay empty, and the
- * log says why.
+ * the rest (all of an adopted branch's) is looked up at `connection_uri` (its secrets masked on
+ * arrival). A branch without a compute has none: the outputs stay empty, and the log says why.
  */
 export async function connectionOf(
   branchId: string,
@@ -122,10 +119,8 @@ export async function connectionOf(
     });
     if (pooled) query.set('pooled', 'true');
     const path = `${projectPath(projectId)}/connection_uri?${query}`;
-    const quiet = { ...deps, onProgress: undefined };
     try {
-      return (await sendRequest({ method: 'GET', path, rules: READ_RULES }, deadline, quiet))
-        .databaseUrl;
+      return await client.connectionUri(path, deadline);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       deps.warn(

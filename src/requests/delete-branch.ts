@@ -1,7 +1,7 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { branchPath } from '../neon/resources.js';
-import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import { sendRequest, unsent } from '../neon/send.js';
 import { readBranchName } from '../settings/fields.js';
 import { operationsOf, type Performed, type RequestKindModule, type StepDeps } from './kind.js';
 import { findNamedBranch } from './branch-lookups.js';
@@ -47,13 +47,7 @@ async function perform(
   const gone = (id?: string): Performed => {
     deps.log(`Branch ${kind.branch} is already gone: nothing to delete.`);
     const branch: BranchOutcome = { id, name: found?.name ?? kind.branch, outcome: 'gone' };
-    const outcome: RequestOutcome = {
-      method: 'DELETE',
-      path: branchPath(projectId, id ?? kind.branch),
-      attempts: 0,
-      lockedMs: 0,
-      holders: []
-    };
+    const outcome = unsent('DELETE', branchPath(projectId, id ?? kind.branch));
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
   if (!found) return gone();

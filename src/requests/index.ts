@@ -128,31 +128,22 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
     request: outcome
   });
   try {
-    const projectId = await resolveProjectId(deps.client, settings, deadline);
-    const log = (line: string) => deps.log.info(line);
-    const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
-    const { client, random, signal, github } = deps;
-    const onProgress = (seen: RequestOutcome) => {
-      outcome = seen;
-      deps.onRequest?.(seen);
-    };
-    // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
-    const awaits = settings.wait;
-    const durations = typicalDurations;
-    const sending = {
-      client,
+    const { client } = deps;
+    const projectId = await resolveProjectId(client, settings, deadline);
+    const done = await performRequest(request, deadline, {
+      ...deps,
       projectId,
       clock,
-      random,
-      signal,
-      log,
-      warn,
-      onProgress,
-      awaits,
-      durations,
-      github
-    };
-    const done = await performRequest(request, deadline, sending);
+      log: (line) => deps.log.info(line),
+      warn: (line) => (deps.log.warning ?? deps.log.info)(line),
+      onProgress: (seen) => {
+        outcome = seen;
+        deps.onRequest?.(seen);
+      },
+      // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
+      awaits: settings.wait,
+      durations: typicalDurations
+    });
     outcome = done.outcome;
     const { follow } = done;
     if (follow === 'nothing') return { ...ended({ status: WAIT_STATUS.idle }), projectId };

@@ -12,7 +12,7 @@ import {
 import { branchesLimit, listSweepBranches } from '../neon/branches.js';
 import type { Operation } from '../neon/operation.js';
 import { branchPath, projectPath } from '../neon/resources.js';
-import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import { type RequestOutcome, sendRequest, unsent } from '../neon/send.js';
 import { type Field, invalid } from '../settings/fields.js';
 import { readSweepInputs, type SweepInputs } from '../settings/sweep-inputs.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -74,7 +74,7 @@ async function perform(
   const ask = { ...criteria, pattern: kind.pattern, sweepMax: kind.sweepMax, dryRun: kind.dryRun };
   const plan = planSweep(branches, { ...ask, repository: kind.pulls?.repository, now });
   const path = `${projectPath(projectId)}/branches/{branch_id}`;
-  const total: RequestOutcome = { method: 'DELETE', path, attempts: 0, lockedMs: 0, holders: [] };
+  const total = unsent('DELETE', path);
   const deleted = new Set<string>();
   const outcomeOf = (sweepPlan: SweepPlan): RequestOutcome => ({
     ...total,
