@@ -82,11 +82,21 @@ export async function parentFor(
     : listed?.find((b) => b.default);
   if (parent) return parent;
   if (!create.parent) throw new ApiError(`Project ${projectId} lists no default branch.`, 404);
-  const name = oneLine(create.parent, 80);
-  throw new InputError(
-    'parent',
+  throw noSuchBranch('parent', create.parent, projectId, 'created');
+}
+
+/** The input error of a branch to act on that no branch's name or id is: nothing was `done`. */
+export function noSuchBranch(
+  input: InputName,
+  text: string,
+  projectId: string,
+  done: string
+): InputError {
+  const name = oneLine(text, 80);
+  return new InputError(
+    input,
     (named) =>
-      `${capital(named('parent'))} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was created.`
+      `${capital(named(input))} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was ${done}.`
   );
 }
 

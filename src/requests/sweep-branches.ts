@@ -138,27 +138,16 @@ async function criteriaOf(
     return { olderThanMs };
   }
   const numbers = pullRequestsToRead(branches, kind.pattern, reader.repository);
-  const pulls: Map<number, PullState> =
-    numbers.length === 0
-      ? new Map()
-      : await readPulls({ ...reader, ...deps.github, signal: deps.signal }, numbers, deps);
-  return { pulls, ...(olderThanMs !== undefined && { olderThanMs }) };
-}
-
-async function readPulls(
-  reader: Parameters<typeof readPullStates>[0],
-  numbers: number[],
-  deps: StepDeps
-): Promise<Map<number, PullState>> {
-  const { states, error } = await readPullStates(reader, numbers);
-  if (error) {
-    const unread = numbers.length - states.size;
+  const { states, error } =
+    numbers.length > 0
+      ? await readPullStates({ ...reader, ...deps.github, signal: deps.signal }, numbers)
+      : { states: new Map<number, PullState>() };
+  if (error)
     deps.warn(
-      `${unread} of ${numbers.length} pull request(s) could not be read (${redact(error.message)}): ` +
+      `${numbers.length - states.size} of ${numbers.length} pull request(s) could not be read (${redact(error.message)}): ` +
         'their branches are kept unless older_than decides.'
     );
-  }
-  return states;
+  return { pulls: states, ...(olderThanMs !== undefined && { olderThanMs }) };
 }
 
 /** The request's count so far: this deletion's tries added to the sweep's before it. */
