@@ -1,5 +1,5 @@
 import { readSchemaDiff } from '../database/schema-diff.js';
-import { databaseOf } from '../neon/branches.js';
+import { connectionNames } from '../neon/branches.js';
 import { branchOf, branchPath } from '../neon/resources.js';
 import type { NeonClient } from '../neon/client.js';
 import { compareSchema } from '../neon/schema.js';
@@ -105,7 +105,7 @@ async function targetOf(
   const database =
     settings.databaseName ??
     kept?.connection?.database ??
-    (await databaseOf(client, projectId, branchId, deadline, {}))?.database;
+    (await connectionNames(client, projectId, branchId, deadline, {}))?.database;
   if (!database) throw new Error(`branch ${branchId} has no database`);
   return { branchId, baseBranchId: parentId, database };
 }

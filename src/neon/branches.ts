@@ -5,7 +5,7 @@ import type { Connection } from './branch-outcome.js';
 import { annotationValues } from './branch-annotations.js';
 import { type SweepBranch, sweepBranchOf } from './branch-sweep.js';
 import { type Page, pages } from './paging.js';
-import { type Branch, branchOf, branchPath, listOf, projectPath } from './resources.js';
+import { type Branch, branchOf, branchPath, databaseOf, listOf, projectPath } from './resources.js';
 
 /** How many pages of the branch list are read at most, of this many branches each. */
 const MAX_PAGES = 50;
@@ -119,7 +119,7 @@ export async function branchExists(
  * The database and role a connection names: those asked, else the branch's first database and its
  * owner role (the one a new project makes, `neondb` owned by `neondb_owner`).
  */
-export async function databaseOf(
+export async function connectionNames(
   client: NeonClient,
   projectId: string,
   branchId: string,
@@ -130,12 +130,8 @@ export async function databaseOf(
   if (databaseName && roleName) return { database: databaseName, role: roleName };
   const path = `${branchPath(projectId, branchId)}/databases`;
   const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
-  const list = Array.isArray(body.databases) ? body.databases : [];
-  const databases = list.flatMap((item: unknown) => {
-    const fields = fieldsOf(item);
-    const [name, owner] = [textOf(fields, 'name'), textOf(fields, 'owner_name')];
-    return name !== undefined && owner !== undefined ? [{ name, owner }] : [];
-  });
+  const list: unknown[] = Array.isArray(body.databases) ? body.databases : [];
+  const databases = list.flatMap((item) => databaseOf(item) ?? []);
   const database = databaseName ? databases.find((d) => d.name === databaseName) : databases[0];
   if (!database) return undefined;
   return { database: database.name, role: roleName ?? database.owner };

@@ -114,6 +114,13 @@ export function projectOf(value: unknown): Project | undefined {
   return { id, ...(name !== undefined && { name }), ...(orgId !== undefined && { org_id: orgId }) };
 }
 
+/** A database of a branch (`GET …/databases`): its name and its owner role; undefined without them. */
+export function databaseOf(value: unknown): { name: string; owner: string } | undefined {
+  const fields = fieldsOf(value);
+  const [name, owner] = [textOf(fields, 'name'), textOf(fields, 'owner_name')];
+  return name !== undefined && owner !== undefined ? { name, owner } : undefined;
+}
+
 /** A branch of an answer, or undefined when it lacks what the step reads. */
 export function branchOf(value: unknown): Branch | undefined {
   const fields = fieldsOf(value);

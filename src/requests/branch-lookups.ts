@@ -3,7 +3,7 @@ import {
   type AnsweredConnection,
   branchMatches,
   type BranchMatches,
-  databaseOf,
+  connectionNames,
   listBranches,
   matchesIn
 } from '../neon/branches.js';
@@ -114,7 +114,7 @@ export async function connectionOf(
   answered?: AnsweredConnection
 ): Promise<Connection | undefined> {
   const { client, projectId } = deps;
-  const names = answered ?? (await databaseOf(client, projectId, branchId, deadline, asked));
+  const names = answered ?? (await connectionNames(client, projectId, branchId, deadline, asked));
   if (!names) {
     deps.warn(
       `Branch ${branchId} has no database${asked.databaseName ? ` named ${asked.databaseName}` : ''}: no connection URL.`
