@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { usageError } from '../src/cli/args.js';
-import { exitCode, leftBehind, resultText } from '../src/cli/result.js';
+import { exitCode, FORMATS, leftBehind } from '../src/cli/result.js';
 import { jsonErrorPlace } from '../src/util/json-error.js';
 import { xml } from '../src/cli/junit.js';
 import { HEARTBEAT_MS, progressStyle, type Stream, Terminal } from '../src/cli/terminal.js';
@@ -209,14 +209,18 @@ describe('the ending', () => {
   });
 
   it('--json: the typed fields, the exit code, why it ended and the last API error', () => {
-    const result = JSON.parse(resultText(timeout(1000), 'json')) as Record<string, unknown>;
+    const ending = (report: Report) => ({ report, code: exitCode(report), reasons: [] });
+    const result = JSON.parse(FORMATS.json.render(ending(timeout(1000)))) as Record<
+      string,
+      unknown
+    >;
     expect(result).toMatchObject({
       status: 'timeout',
       exit_code: 3,
       message: 'timeout after 1m: Still waiting for x (timeout 1m)',
       last_api_error: 'HTTP 503'
     });
-    expect(resultText(timeout(), 'text')).toBe(
+    expect(FORMATS.text.render(ending(timeout()))).toBe(
       'timeout after 1m: Still waiting for x (timeout 1m)\n'
     );
   });

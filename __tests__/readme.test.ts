@@ -7,7 +7,7 @@ import { FLAGS } from '../src/cli/args.js';
 import { flagUsage, HELP } from '../src/cli/help.js';
 import { reviewOutcome } from '../src/checks/compare-schema.js';
 import { databaseOutcome } from '../src/checks/select-one.js';
-import { resultText } from '../src/cli/result.js';
+import { exitCode, FORMATS } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
 import { NEON_API_HOST } from '../src/neon/client.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
@@ -122,7 +122,8 @@ describe('the inputs and outputs, declared once (src/inputs.ts, src/outputs.ts)'
     const target = { branchId: 'br-a-1', baseBranchId: 'br-main-1', database: 'app' };
     const review = reviewOutcome(target, DROP_COLUMN_AND_TABLE, false);
     const report = makeReport({ checks: [databaseOutcome(database), review], request });
-    const fields = Object.keys(JSON.parse(resultText(report, 'json')) as object);
+    const json = FORMATS.json.render({ report, code: exitCode(report), reasons: [] });
+    const fields = Object.keys(JSON.parse(json) as object);
     const documented = [...OUTPUTS, ...COMMAND_FIELDS].filter((row) => row.json);
     expect(documented.map((row) => row.name)).toEqual(fields);
   });

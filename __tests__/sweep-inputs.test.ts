@@ -1,15 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { readOnExisting } from '../src/settings/on-existing.js';
-import { readSweepInputs, type SweepValues } from '../src/settings/sweep-inputs.js';
+import { readSweepInputs } from '../src/settings/sweep-inputs.js';
 import { actionNaming, InputError } from '../src/util/errors.js';
+import { inputErrorOf, settingsOf } from './helpers/settings.js';
 
-const values = (more: Partial<SweepValues> = {}): SweepValues => ({
-  sweep_branches: 'preview/pr-{pr}',
-  older_than: '',
-  sweep_max: '',
-  dry_run: '',
-  ...more
-});
+/** The sweep's inputs as a reader gives them ('' when unset). */
+const values =
+  (more: Record<string, string> = {}) =>
+  (name: string): string =>
+    ({ sweep_branches: 'preview/pr-{pr}', ...more })[name] ?? '';
 
 /** The error `read` throws, as the action words it, with the input it names. */
 function refusal(read: () => unknown): { input: string; message: string } {
@@ -107,14 +105,19 @@ describe("the sweep's inputs", () => {
 });
 
 describe('on_existing', () => {
-  it('reuse by default, or reset', () => {
-    expect(readOnExisting('')).toBe('reuse');
-    expect(readOnExisting(' reset ')).toBe('reset');
-    expect(readOnExisting('reuse')).toBe('reuse');
+  const create = (onExisting: string) =>
+    settingsOf({ project_id: 'p-1', create_branch: 'preview/pr-1', on_existing: onExisting })
+      .request;
+
+  it('reuse by default (none asked), or reset', () => {
+    expect(create('')).not.toHaveProperty('onExisting');
+    expect(create(' reset ')).toMatchObject({ onExisting: 'reset' });
+    expect(create('reuse')).toMatchObject({ onExisting: 'reuse' });
   });
 
   it('on_existing: maybe is refused, naming the input and the choices', () => {
-    expect(refusal(() => readOnExisting('maybe'))).toEqual({
+    const error = inputErrorOf({ project_id: 'p-1', create_branch: 'x', on_existing: 'maybe' });
+    expect({ input: error.input, message: error.message }).toEqual({
       input: 'on_existing',
       message: "Input 'on_existing' must be reuse or reset; got 'maybe'."
     });

@@ -43,7 +43,7 @@ export const PROGRESS_CHOICES = ['auto', 'live', 'plain', 'none'] as const;
 export const FORMAT_CHOICES = ['text', 'json'] as const;
 /** `--dotenv-format`: who reads the `--dotenv` file (`src/cli/dotenv.ts` writes each). */
 export const DOTENV_FORMATS = ['shell', 'gitlab'] as const;
-/** `on_existing`: with create_branch, what an existing branch of that name gets (`settings/on-existing.ts` reads it). */
+/** `on_existing`: with create_branch, what an existing branch of that name gets (`requests/create-branch.ts` reads it). */
 export const ON_EXISTING_CHOICES = ['reuse', 'reset'] as const;
 
 // prettier-ignore

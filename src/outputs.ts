@@ -28,18 +28,12 @@ function answerId(report: Report, key: string, list: string): string | undefined
   return typeof id === 'string' ? id : undefined;
 }
 
-/** Whether every check named `name` found `fact` true; undefined when none says. */
-function allTrue(report: Report, name: string, fact: string): boolean | undefined {
+/** Whether every check named `name` found `fact` true (`any`: one did); undefined when none says. */
+function factTrue(report: Report, name: string, fact: string, any = false): boolean | undefined {
   const values = checkFacts(report, name).map((facts) => facts?.[fact]);
   const said = values.filter((value) => typeof value === 'boolean');
-  return said.length > 0 ? said.every(Boolean) : undefined;
-}
-
-/** Whether any check named `name` found `fact` true; undefined when none says. */
-function anyTrue(report: Report, name: string, fact: string): boolean | undefined {
-  const said = checkFacts(report, name).map((facts) => facts?.[fact]);
-  const known = said.filter((value) => typeof value === 'boolean');
-  return known.length > 0 ? known.some(Boolean) : undefined;
+  if (said.length === 0) return undefined;
+  return any ? said.some(Boolean) : said.every(Boolean);
 }
 
 /** The destructive changes every schema review named; undefined when none was taken. */
@@ -83,13 +77,13 @@ export const OUTPUTS: readonly Output[] = [
   { name: 'database_url_pooled', description: 'Its pooled URL. Masked; not in --json.', secret: (r) => r.request?.branch?.connection?.pooledUrl },
   { name: 'database_host', description: 'The host of `database_url`.', value: (r) => r.request?.branch?.connection?.host, json: 'string, only with create_branch once connected' },
   { name: 'database_host_pooled', description: 'The host of `database_url_pooled`.', value: (r) => r.request?.branch?.connection?.pooledHost, json: 'string, only with create_branch once connected' },
-  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => allTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' },
-  { name: 'schema_changed', description: "With compare_schema: `true` when the branch's schema differs from its parent's, else `false`.", value: (r) => anyTrue(r, 'schema review', 'changed'), json: 'boolean, only once the schema review was taken' },
+  { name: 'database_ready', description: 'With database_url: `true` when SELECT 1 answered, else `false`.', value: (r) => factTrue(r, 'database', 'ready'), json: 'boolean, only with a database URL' },
+  { name: 'schema_changed', description: "With compare_schema: `true` when the branch's schema differs from its parent's, else `false`.", value: (r) => factTrue(r, 'schema review', 'changed', true), json: 'boolean, only once the schema review was taken' },
   { name: 'schema_destructive', description: 'With compare_schema: `true` when the review names a destructive change, else `false`.', value: (r) => nonEmpty(destructiveChanges(r)), json: 'boolean, only once the schema review was taken' },
   { name: 'destructive_changes', description: 'With compare_schema: JSON array of the destructive changes (`action`, `kind`, `name`, …).', value: destructiveChanges, json: 'array of objects `{action, kind, name, on?, from?, to?}`, only once the schema review was taken' }
 ];
 
-/** The command's own `--json` fields, after the outputs' (`resultText` sets them). */
+/** The command's own `--json` fields, after the outputs' (`FORMATS.json` in cli/result.ts sets them). */
 // prettier-ignore
 export const COMMAND_FIELDS: ReadonlyArray<{ name: string; json: string }> = [
   { name: 'exit_code', json: "number: the process's exit code ([exit codes](cli.md#exit-codes))" },

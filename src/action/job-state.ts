@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import type { SchemaTarget } from '../checks/compare-schema.js';
 import { checkFacts, type MainEnding, type Report } from '../report/model.js';
+import { fieldsOf, textOf } from '../util/json-fields.js';
 import { truncate } from '../util/text.js';
 import { decodeMark, encodeMark } from '../wait/job-mark.js';
 import type { JobMark } from '../wait/job-mark.js';
@@ -50,15 +51,19 @@ export function saveMainEnding(report: Report): void {
   save(KEY.verdict, JSON.stringify({ status: truncate(report.status, 100), failure }));
 }
 
-export function savedMainEnding(): MainEnding | undefined {
+/** A value saved as JSON, its fields as a map: none when none was saved, or not ours. */
+function saved(name: string): ReadonlyMap<string, unknown> {
   try {
-    const { status, failure } = JSON.parse(core.getState(KEY.verdict)) as Partial<MainEnding>;
-    if (typeof status === 'string')
-      return { status, failure: typeof failure === 'string' ? failure : undefined };
+    return fieldsOf(JSON.parse(core.getState(name)));
   } catch {
-    // None saved, or not ours.
+    return new Map();
   }
-  return undefined;
+}
+
+export function savedMainEnding(): MainEnding | undefined {
+  const fields = saved(KEY.verdict);
+  const status = textOf(fields, 'status');
+  return status === undefined ? undefined : { status, failure: textOf(fields, 'failure') };
 }
 
 /**
@@ -73,17 +78,10 @@ export function saveSchemaTarget(report: Report): void {
 }
 
 export function savedSchemaTarget(): SchemaTarget | undefined {
-  try {
-    const saved: unknown = JSON.parse(core.getState(KEY.schema));
-    const fields = new Map(Object.entries(saved ?? {}));
-    const [branchId, baseBranchId, database] = ['branchId', 'baseBranchId', 'database'].map((key) =>
-      fields.get(key)
-    );
-    const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
-    if (text(branchId) && text(baseBranchId) && text(database))
-      return { branchId, baseBranchId, database };
-  } catch {
-    // None saved, or not ours.
-  }
+  const fields = saved(KEY.schema);
+  const [branchId, baseBranchId, database] = ['branchId', 'baseBranchId', 'database'].map((key) =>
+    textOf(fields, key)
+  );
+  if (branchId && baseBranchId && database) return { branchId, baseBranchId, database };
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { readSchemaDiff } from '../database/schema-diff.js';
-import { databaseOf } from '../neon/branches.js';
-import { branchOf } from '../neon/resources.js';
+import { connectionNames } from '../neon/branches.js';
+import { branchOf, branchPath } from '../neon/resources.js';
 import type { NeonClient } from '../neon/client.js';
 import { compareSchema } from '../neon/schema.js';
 import type { CaseVerdict, CheckOutcome } from '../report/check-outcome.js';
@@ -105,7 +105,7 @@ async function targetOf(
   const database =
     settings.databaseName ??
     kept?.connection?.database ??
-    (await databaseOf(client, projectId, branchId, deadline, {}))?.database;
+    (await connectionNames(client, projectId, branchId, deadline, {}))?.database;
   if (!database) throw new Error(`branch ${branchId} has no database`);
   return { branchId, baseBranchId: parentId, database };
 }
@@ -116,7 +116,7 @@ async function parentIdOf(
   branchId: string,
   deadline: number
 ): Promise<string | undefined> {
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`;
+  const path = branchPath(projectId, branchId);
   const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
   const branch = branchOf(body.branch);
   if (!branch) throw new Error(`the API answered no readable branch ${branchId}`);

@@ -73,16 +73,6 @@ export const FORMATS = {
   }
 } satisfies Record<Format, { render: (ending: Ending) => string; saysFailure: boolean }>;
 
-/** What stdout holds: the result in `format`. */
-export function resultText(
-  report: Report,
-  format: Format,
-  code = exitCode(report),
-  reasons: readonly string[] = []
-): string {
-  return FORMATS[format].render({ report, code, reasons });
-}
-
 /**
  * After an accepted request, what an interruption or a timeout leaves behind: what the request made
  * (the answer's branch and endpoint) and the operations still running at Neon, which go on there

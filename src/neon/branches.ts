@@ -5,7 +5,7 @@ import type { Connection } from './branch-outcome.js';
 import { annotationValues } from './branch-annotations.js';
 import { type SweepBranch, sweepBranchOf } from './branch-sweep.js';
 import { type Page, pages } from './paging.js';
-import { type Branch, branchOf, listOf } from './resources.js';
+import { type Branch, branchOf, branchPath, databaseOf, listOf, projectPath } from './resources.js';
 
 /** How many pages of the branch list are read at most, of this many branches each. */
 const MAX_PAGES = 50;
@@ -39,7 +39,7 @@ export async function branchesLimit(
   projectId: string,
   deadline: number
 ): Promise<number | undefined> {
-  const path = `/projects/${encodeURIComponent(projectId)}`;
+  const path = projectPath(projectId);
   const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
   const owner = fieldsOf(fieldsOf(body.project).get('owner'));
   const limit = owner.get('branches_limit');
@@ -58,7 +58,7 @@ async function branchesAs<T extends { id: string }>(
     const query = new URLSearchParams({ limit: String(PAGE_LIMIT) });
     if (search) query.set('search', search);
     if (cursor) query.set('cursor', cursor);
-    const path = `/projects/${encodeURIComponent(projectId)}/branches?${query}`;
+    const path = `${projectPath(projectId)}/branches?${query}`;
     const body = await client.getJson(path, deadline, `Project ${projectId} was not found`);
     // Not a list of branches, the answer cannot say that none matches (a deletion would pass).
     const list = listOf(body, 'branches', (item: unknown) => item, 'next');
@@ -105,7 +105,7 @@ export async function branchExists(
   branchId: string,
   deadline: number
 ): Promise<boolean> {
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`;
+  const path = branchPath(projectId, branchId);
   try {
     await client.getJson(path, deadline, `Branch ${branchId} was not found`);
     return true;
@@ -119,7 +119,7 @@ export async function branchExists(
  * The database and role a connection names: those asked, else the branch's first database and its
  * owner role (the one a new project makes, `neondb` owned by `neondb_owner`).
  */
-export async function databaseOf(
+export async function connectionNames(
   client: NeonClient,
   projectId: string,
   branchId: string,
@@ -128,14 +128,10 @@ export async function databaseOf(
 ): Promise<{ database: string; role: string } | undefined> {
   const { databaseName, roleName } = asked;
   if (databaseName && roleName) return { database: databaseName, role: roleName };
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}/databases`;
+  const path = `${branchPath(projectId, branchId)}/databases`;
   const body = await client.getJson(path, deadline, `Branch ${branchId} was not found`);
-  const list = Array.isArray(body.databases) ? body.databases : [];
-  const databases = list.flatMap((item: unknown) => {
-    const fields = fieldsOf(item);
-    const [name, owner] = [textOf(fields, 'name'), textOf(fields, 'owner_name')];
-    return name !== undefined && owner !== undefined ? [{ name, owner }] : [];
-  });
+  const list: unknown[] = Array.isArray(body.databases) ? body.databases : [];
+  const databases = list.flatMap((item) => databaseOf(item) ?? []);
   const database = databaseName ? databases.find((d) => d.name === databaseName) : databases[0];
   if (!database) return undefined;
   return { database: database.name, role: roleName ?? database.owner };

@@ -23,6 +23,7 @@ import {
   operationOf,
   type OperationsPage,
   projectOf,
+  projectPath,
   type Project
 } from './resources.js';
 import type { Operation } from './operation.js';
@@ -96,7 +97,7 @@ export interface SendOptions<T> {
 type Sent<T> = { answer: Answer; rule: Extract<Rule, 'accept' | 'adopt' | 'gone'>; value: T };
 
 /** What a good answer holds; undefined when it lacks what is needed (the GET is retried). */
-type Accept<T> = (body: Record<string, unknown>) => T | undefined;
+type Accept<T> = (body: Record<string, unknown>, answer: Answer) => T | undefined;
 
 /** A host that never answered is tried this long from the first request; once it has, until the deadline. */
 const FIRST_CONTACT_MS = 30_000;
@@ -132,7 +133,7 @@ export class NeonClient {
   }
 
   getOperation(projectId: string, operationId: string, deadline: number): Promise<Operation> {
-    const path = `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`;
+    const path = `${projectPath(projectId)}/operations/${encodeURIComponent(operationId)}`;
     const missing = `Operation ${operationId} was not found in project ${projectId}, or this API key cannot see that project`;
     return this.get(path, deadline, (body) => operationOf(body.operation), ['operation', missing]);
   }
@@ -148,7 +149,7 @@ export class NeonClient {
     patience = deadline,
     sharing = false
   ): Promise<OperationsPage> {
-    const path = `/projects/${encodeURIComponent(projectId)}/operations?${query(page)}`;
+    const path = `${projectPath(projectId)}/operations?${query(page)}`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<OperationsPage> = (body) => {
       const list = listOf(body, 'operations', operationOf, 'cursor');
@@ -162,15 +163,28 @@ export class NeonClient {
    * (`GET /projects/{id}/endpoints`, one page: the API does not paginate it).
    */
   listEndpoints(projectId: string, deadline: number): Promise<EndpointHosts[]> {
-    const path = `/projects/${encodeURIComponent(projectId)}/endpoints`;
+    const path = `${projectPath(projectId)}/endpoints`;
     const missing = `Project ${projectId} was not found, or this API key cannot see it`;
     const accept: Accept<EndpointHosts[]> = (body) => listOf(body, 'endpoints', endpointOf)?.items;
     return this.get(path, deadline, accept, ['project', missing]);
   }
 
-  /** Any GET of the API, its answer's JSON object as is (retried as every GET; a 404 names `notFound`). */
-  getJson(path: string, deadline: number, notFound?: string): Promise<Record<string, unknown>> {
-    return this.get(path, deadline, (body) => body, [undefined, notFound]);
+  /**
+   * Any GET of the API, its answer's JSON object as is (retried as every GET): a 404 says
+   * `notFound`, and `missing` names what, for the inputs to check.
+   */
+  getJson(
+    path: string,
+    deadline: number,
+    notFound?: string,
+    missing?: ApiError['missing']
+  ): Promise<Record<string, unknown>> {
+    return this.get(path, deadline, (body) => body, [missing, notFound]);
+  }
+
+  /** A branch's connection URI (`GET …/connection_uri`), unredacted: only the outputs hold it. */
+  async connectionUri(path: string, deadline: number): Promise<string | undefined> {
+    return (await this.get(path, deadline, (_, answer) => ({ uri: answer.connectionUri }))).uri;
   }
 
   async listProjects(
@@ -341,7 +355,7 @@ export class NeonClient {
     sharing = false
   ): Promise<T> {
     const sent = await this.send({ method: 'GET', path, rules: LOOKUP_RULES }, deadline, {
-      parse: (answer) => (answer.body ? accept(answer.body) : undefined),
+      parse: (answer) => (answer.body ? accept(answer.body, answer) : undefined),
       said: (answer) => `${answer.errorText}${ref(answer)}`,
       patience,
       sharing,

@@ -6,6 +6,14 @@ import { isOperation, normalizeOperation, type Operation, RESOURCE_ID, UUID } fr
 // The API's resources as the step reads them from its answers, each with its parser: an answer is
 // `unknown` until each field read has the type the reader needs.
 
+/** Where a project is, under the API base; its resources are below it. */
+export const projectPath = (projectId: string): string =>
+  `/projects/${encodeURIComponent(projectId)}`;
+
+/** Where a branch of the project is (`…/restore`, `…/databases` below it). */
+export const branchPath = (projectId: string, branchId: string): string =>
+  `${projectPath(projectId)}/branches/${encodeURIComponent(branchId)}`;
+
 /** A page of List operations: its operations and the cursor of the next page. */
 export type OperationsPage = { operations: Operation[]; cursor?: string };
 
@@ -104,6 +112,13 @@ export function projectOf(value: unknown): Project | undefined {
   if (id === undefined) return undefined;
   checkId('project id', id, RESOURCE_ID);
   return { id, ...(name !== undefined && { name }), ...(orgId !== undefined && { org_id: orgId }) };
+}
+
+/** A database of a branch (`GET …/databases`): its name and its owner role; undefined without them. */
+export function databaseOf(value: unknown): { name: string; owner: string } | undefined {
+  const fields = fieldsOf(value);
+  const [name, owner] = [textOf(fields, 'name'), textOf(fields, 'owner_name')];
+  return name !== undefined && owner !== undefined ? { name, owner } : undefined;
 }
 
 /** A branch of an answer, or undefined when it lacks what the step reads. */

@@ -1,6 +1,7 @@
 import type { NeonClient } from './client.js';
 import { ApiError } from '../util/errors.js';
 import { oneLine } from '../util/text.js';
+import { branchPath } from './resources.js';
 
 /**
  * The unified diff of database `dbName`'s schema on branch `branchId` against its schema on
@@ -19,7 +20,7 @@ export async function compareSchema(
   deadline: number
 ): Promise<string> {
   const query = new URLSearchParams({ base_branch_id: baseBranchId, db_name: dbName });
-  const path = `/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}/compare_schema?${query}`;
+  const path = `${branchPath(projectId, branchId)}/compare_schema?${query}`;
   const missing = `Branch ${branchId}, branch ${baseBranchId} or database ${dbName} was not found in project ${projectId}`;
   const body = await client.getJson(path, deadline, missing);
   if (typeof body.diff === 'string') return body.diff;

@@ -44,6 +44,15 @@ export interface RequestOutcome {
   databaseUrl?: string;
 }
 
+/** A request's outcome before its first send: nothing tried, nothing met. */
+export const unsent = (method: RequestMethod, path: string): RequestOutcome => ({
+  method,
+  path,
+  attempts: 0,
+  lockedMs: 0,
+  holders: []
+});
+
 export interface RequestDeps {
   client: NeonClient;
   projectId: string;
@@ -175,7 +184,7 @@ export async function sendRequest(
 ): Promise<RequestOutcome> {
   const { client, projectId, clock = systemClock, random = Math.random } = deps;
   const { method, path } = request;
-  const outcome: RequestOutcome = { method, path, attempts: 0, lockedMs: 0, holders: [] };
+  const outcome = unsent(method, path);
   const named = `${method} ${path}`;
   let lockedSince: number | undefined;
   const lock = new LockWatch(client, projectId);

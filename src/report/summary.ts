@@ -155,10 +155,14 @@ function requestLine(request: RequestOutcome): string {
   if (request.sweep) return sweepLines(request, request.sweep);
   const answer = request.status === undefined ? 'not accepted' : `HTTP ${request.status}`;
   const said = `Request ${code(`${request.method} ${request.path}`)}: ${answer} after ${count(request.attempts, 'attempt')}`;
-  if (request.holders.length === 0) return said;
-  const by = escapeText(request.holders.join(', '));
-  return `${said} · locked ${formatDuration(request.lockedMs)} by ${by}`;
+  return [said, lockedBy(request)].filter(Boolean).join(' · ');
 }
+
+/** `locked 6.2s by apply_config 1f2e… on br-main since 12:00:01`, when 423 Locked answered. */
+const lockedBy = ({ holders, lockedMs }: RequestOutcome): string =>
+  holders.length > 0
+    ? `locked ${formatDuration(lockedMs)} by ${escapeText(holders.join(', '))}`
+    : '';
 
 /**
  * `Created branch preview/pr-1 (br-…) from main · expires 2026-12-05T10:00:00Z · ready in 4.1s`, or
@@ -173,8 +177,7 @@ function branchLine(request: RequestOutcome, branch: BranchOutcome): string {
     what,
     branch.expiresAt && `expires ${escapeText(branch.expiresAt)}`,
     branch.readyMs !== undefined && `ready in ${formatDuration(branch.readyMs)}`,
-    request.holders.length > 0 &&
-      `locked ${formatDuration(request.lockedMs)} by ${escapeText(request.holders.join(', '))}`
+    lockedBy(request)
   ];
   return facts.filter(Boolean).join(' · ');
 }
@@ -195,8 +198,7 @@ function sweepLines(request: RequestOutcome, sweep: SweepOutcome): string {
     `Swept ${code(sweep.pattern)}${sweep.dryRun ? ' (dry run)' : ''}`,
     entries.length === 0 ? 'no branch matches' : escapeText(counted.join(', ')),
     `${sweep.branchesCount} ${sweep.branchesCount === 1 ? 'branch' : 'branches'} now${limit}`,
-    request.holders.length > 0 &&
-      `locked ${formatDuration(request.lockedMs)} by ${escapeText(request.holders.join(', '))}`
+    lockedBy(request)
   ];
   const items = entries.map(
     (entry) =>

@@ -47,16 +47,11 @@ export const sweepLine = (entry: SweepEntry): string =>
 
 /** The `swept` output: the branches deleted (in a dry run, those it would delete), with why. */
 export function sweptOf(plan: SweepPlan): Array<{ id: string; name: string; reason: string }> {
-  return plan.entries
-    .filter((entry) => entry.verdict === 'delete' || entry.verdict === 'would-delete')
-    .map((entry) => ({
-      id: entry.branch.id,
-      name: entry.branch.name,
-      reason: reasonWords(entry.reason)
-    }));
+  const taken = plan.entries.filter((e) => e.verdict === 'delete' || e.verdict === 'would-delete');
+  return sweepEntriesOf({ ...plan, entries: taken }).map(({ done, ...swept }) => swept);
 }
 
-/** The `sweep` output: every matching branch, what was done and why. */
+/** The `sweep` field of `--json`: every matching branch, what was done and why. */
 export function sweepEntriesOf(
   plan: SweepPlan
 ): Array<{ id: string; name: string; done: string; reason: string }> {

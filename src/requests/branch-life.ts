@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Rules } from '../neon/answer-rules.js';
 import type { Operation } from '../neon/operation.js';
-import { type Branch, branchOf } from '../neon/resources.js';
+import { type Branch, branchOf, branchPath } from '../neon/resources.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import type { InputName } from '../inputs.js';
 import { systemClock } from '../util/clock.js';
@@ -9,7 +9,7 @@ import { formatDuration } from '../util/duration.js';
 import { InputError } from '../util/errors.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { capital } from '../util/text.js';
-import { operationsOf, projectPath, type StepDeps } from './kind.js';
+import { operationsOf, type StepDeps } from './kind.js';
 
 // What `create_branch` and `reset_branch` share beyond the lookups: the branches never touched,
 // the reset from the parent's head, the expiry's renewal, and the mark that tells this step's
@@ -24,9 +24,6 @@ export const RESTORE_RULES = { accepted: 'accept', conflict: 'refuse', not_found
 /** An expiry set to a time, not moved by an amount: sent again, it sets the same time. */
 // prettier-ignore
 export const EXPIRY_RULES = { accepted: 'accept', conflict: 'refuse', not_found: 'refuse', locked: 'await_lock', unavailable: 'retry', server_error: 'refuse', throttled: 'retry', no_answer: 'resend',      other: 'refuse' } as const satisfies Rules;
-
-const branchPath = (projectId: string, id: string) =>
-  `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
 
 /**
  * Refuses the default branch and protected branches for the input that named them: a preview

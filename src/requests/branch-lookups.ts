@@ -1,20 +1,18 @@
-import type { Branch } from '../neon/resources.js';
+import { type Branch, projectPath } from '../neon/resources.js';
 import {
   type AnsweredConnection,
   branchMatches,
   type BranchMatches,
-  databaseOf,
+  connectionNames,
   listBranches,
   matchesIn
 } from '../neon/branches.js';
 import type { Connection } from '../neon/branch-outcome.js';
-import { READ_RULES } from '../neon/answer-rules.js';
-import { sendRequest } from '../neon/send.js';
 import type { InputName } from '../inputs.js';
 import { ApiError, InputError } from '../util/errors.js';
 import { capital, oneLine } from '../util/text.js';
 import { refuseUntouchable } from './branch-life.js';
-import { projectPath, type StepDeps } from './kind.js';
+import type { StepDeps } from './kind.js';
 
 // What the branch kinds look up besides their own request: the branch an input names, the parent,
 // and the branch's connection.
@@ -84,20 +82,29 @@ export async function parentFor(
     : listed?.find((b) => b.default);
   if (parent) return parent;
   if (!create.parent) throw new ApiError(`Project ${projectId} lists no default branch.`, 404);
-  const name = oneLine(create.parent, 80);
-  throw new InputError(
-    'parent',
+  throw noSuchBranch('parent', create.parent, projectId, 'created');
+}
+
+/** The input error of a branch to act on that no branch's name or id is: nothing was `done`. */
+export function noSuchBranch(
+  input: InputName,
+  text: string,
+  projectId: string,
+  done: string
+): InputError {
+  const name = oneLine(text, 80);
+  return new InputError(
+    input,
     (named) =>
-      `${capital(named('parent'))} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was created.`
+      `${capital(named(input))} names no branch of project ${projectId}: no branch has the name or id '${name}'. Nothing was ${done}.`
   );
 }
 
 /**
  * The branch's connection URLs, direct and pooled, for the role and database asked (by default the
  * first database and its owner). What a creation's answer gave (`answered`) is not asked again;
- * the rest (all of an adopted branch's) is asked of `connection_uri`, through the request path (its
- * secrets masked on arrival). A branch without a compute has none: the outputs stay empty, and the
- * log says why.
+ * the rest (all of an adopted branch's) is looked up at `connection_uri` (its secrets masked on
+ * arrival). A branch without a compute has none: the outputs stay empty, and the log says why.
  */
 export async function connectionOf(
   branchId: string,
@@ -107,7 +114,7 @@ export async function connectionOf(
   answered?: AnsweredConnection
 ): Promise<Connection | undefined> {
   const { client, projectId } = deps;
-  const names = answered ?? (await databaseOf(client, projectId, branchId, deadline, asked));
+  const names = answered ?? (await connectionNames(client, projectId, branchId, deadline, asked));
   if (!names) {
     deps.warn(
       `Branch ${branchId} has no database${asked.databaseName ? ` named ${asked.databaseName}` : ''}: no connection URL.`
@@ -122,10 +129,8 @@ export async function connectionOf(
     });
     if (pooled) query.set('pooled', 'true');
     const path = `${projectPath(projectId)}/connection_uri?${query}`;
-    const quiet = { ...deps, onProgress: undefined };
     try {
-      return (await sendRequest({ method: 'GET', path, rules: READ_RULES }, deadline, quiet))
-        .databaseUrl;
+      return await client.connectionUri(path, deadline);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       deps.warn(

@@ -2,12 +2,17 @@ import type { Rules } from '../neon/answer-rules.js';
 import { pullRequestAnnotation } from '../neon/branch-annotations.js';
 import type { BranchOutcome, BranchOutcomeWord } from '../neon/branch-outcome.js';
 import { connectionOfAnswer } from '../neon/branches.js';
-import { type Branch, branchOf } from '../neon/resources.js';
+import { type Branch, branchOf, projectPath } from '../neon/resources.js';
 import { type RequestOutcome, sendRequest } from '../neon/send.js';
 import type { ApiRequest } from '../neon/client.js';
-import { type Field, invalid, readBranchName, readDuration } from '../settings/fields.js';
-import type { InputName } from '../inputs.js';
-import { type OnExisting, readOnExisting } from '../settings/on-existing.js';
+import {
+  type Field,
+  invalid,
+  readBranchName,
+  readChoices,
+  readDuration
+} from '../settings/fields.js';
+import { type InputName, ON_EXISTING_CHOICES } from '../inputs.js';
 import { ApiError } from '../util/errors.js';
 import { fieldsOf } from '../util/json-fields.js';
 import { oneLine } from '../util/text.js';
@@ -26,7 +31,6 @@ import { limitError } from './branch-limit-error.js';
 import {
   operationsOf,
   type Performed,
-  projectPath,
   type PullRequestRef,
   type RequestKindModule,
   type StepDeps
@@ -49,6 +53,9 @@ export interface CreateBranchKind {
   /** The pull request the step runs for: written in the branch's annotation. */
   pullRequest?: PullRequestRef;
 }
+
+/** With `create_branch`, what an existing branch of that name gets: reused as it is, or reset from its parent. */
+export type OnExisting = (typeof ON_EXISTING_CHOICES)[number];
 
 /** The name makes the create idempotent: sent again, it can only create the branch or answer 409. */
 // prettier-ignore
@@ -79,12 +86,16 @@ export const createBranch: RequestKindModule<CreateBranchKind> = {
       ...(expires.value && { expiresInMs: readDuration(expires) }),
       ...(field('role_name').value && { roleName: identifier(field('role_name')) }),
       ...(field('database_name').value && { databaseName: identifier(field('database_name')) }),
-      ...(field('on_existing').value && { onExisting: readOnExisting(input('on_existing')) }),
+      ...(field('on_existing').value && { onExisting: onExistingOf(field('on_existing')) }),
       ...(context.pullRequest && { pullRequest: context.pullRequest })
     };
   },
   perform
 };
+
+/** `on_existing`: one of its row's choices (`readChoices` refuses any other). */
+const onExistingOf = (field: Field): OnExisting | undefined =>
+  ON_EXISTING_CHOICES.find((choice) => choice === readChoices(field)[0]);
 
 /** A PostgreSQL role or database name: 1 to 63 characters, no control character. */
 export function identifier(field: Field): string {

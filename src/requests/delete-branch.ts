@@ -1,14 +1,9 @@
 import type { Rules } from '../neon/answer-rules.js';
 import type { BranchOutcome } from '../neon/branch-outcome.js';
-import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import { branchPath } from '../neon/resources.js';
+import { sendRequest, unsent } from '../neon/send.js';
 import { readBranchName } from '../settings/fields.js';
-import {
-  operationsOf,
-  type Performed,
-  projectPath,
-  type RequestKindModule,
-  type StepDeps
-} from './kind.js';
+import { operationsOf, type Performed, type RequestKindModule, type StepDeps } from './kind.js';
 import { findNamedBranch } from './branch-lookups.js';
 import { refuseUntouchable } from './branch-life.js';
 
@@ -48,18 +43,11 @@ async function perform(
 ): Promise<Performed> {
   const { projectId } = deps;
   const found = await findNamedBranch('delete_branch', kind.branch, 'name or id', deadline, deps);
-  const pathOf = (id: string) => `${projectPath(projectId)}/branches/${encodeURIComponent(id)}`;
   // A name found nowhere has no id: `branch_id` stays empty, never the name.
   const gone = (id?: string): Performed => {
     deps.log(`Branch ${kind.branch} is already gone: nothing to delete.`);
     const branch: BranchOutcome = { id, name: found?.name ?? kind.branch, outcome: 'gone' };
-    const outcome: RequestOutcome = {
-      method: 'DELETE',
-      path: pathOf(id ?? kind.branch),
-      attempts: 0,
-      lockedMs: 0,
-      holders: []
-    };
+    const outcome = unsent('DELETE', branchPath(projectId, id ?? kind.branch));
     return { outcome: { ...outcome, ended: 'gone', branch }, follow: 'nothing' };
   };
   if (!found) return gone();
@@ -67,7 +55,7 @@ async function perform(
   const outcome = await sendRequest(
     {
       method: 'DELETE',
-      path: pathOf(found.id),
+      path: branchPath(projectId, found.id),
       rules: RULES.delete_branch,
       action: 'delete_timeline'
     },

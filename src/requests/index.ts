@@ -7,10 +7,9 @@ import { invalid, type InputReader } from '../settings/fields.js';
 import { systemClock } from '../util/clock.js';
 import { endingOf, type Ending } from '../wait/conclusion.js';
 import { typicalDurations } from '../wait/history.js';
-import { kindFor } from '../wait/mode.js';
 import { resolveProjectId } from '../wait/project-id.js';
 import { WAIT_STATUS } from '../wait/status.js';
-import { type WaitDeps, type WaitResult, waitFor } from '../wait/wait.js';
+import { resultOf, type WaitDeps, type WaitResult, waitFor } from '../wait/wait.js';
 import type { WaitSettings } from '../wait/wait-settings.js';
 import { apiRequest } from './api-request.js';
 import { createBranch } from './create-branch.js';
@@ -113,46 +112,30 @@ export async function performAndWait(settings: StepSettings, deps: WaitDeps): Pr
   const startedAt = clock.now();
   const deadline = startedAt + settings.timeoutMs;
   let outcome: RequestOutcome | undefined;
-  const ended = (ending: Ending): WaitResult => ({
-    kind: kindFor(settings),
-    projectId: settings.projectId,
-    policy: settings.policy,
-    operations: [],
-    startedAt,
-    finishedAt: clock.now(),
-    serviceAheadMs: deps.client.serviceClock.offsetMs,
-    checks: 0,
-    timedOut: false,
-    apiUnusable: false,
-    ...ending,
-    request: outcome
-  });
+  const ended = (ending: Ending): WaitResult =>
+    resultOf(settings, ending, {
+      startedAt,
+      finishedAt: clock.now(),
+      serviceAheadMs: deps.client.serviceClock.offsetMs,
+      request: outcome
+    });
   try {
-    const projectId = await resolveProjectId(deps.client, settings, deadline);
-    const log = (line: string) => deps.log.info(line);
-    const warn = (line: string) => (deps.log.warning ?? deps.log.info)(line);
-    const { client, random, signal, github } = deps;
-    const onProgress = (seen: RequestOutcome) => {
-      outcome = seen;
-      deps.onRequest?.(seen);
-    };
-    // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
-    const awaits = settings.wait;
-    const durations = typicalDurations;
-    const sending = {
-      client,
+    const { client } = deps;
+    const projectId = await resolveProjectId(client, settings, deadline);
+    const done = await performRequest(request, deadline, {
+      ...deps,
       projectId,
       clock,
-      random,
-      signal,
-      log,
-      warn,
-      onProgress,
-      awaits,
-      durations,
-      github
-    };
-    const done = await performRequest(request, deadline, sending);
+      log: (line) => deps.log.info(line),
+      warn: (line) => (deps.log.warning ?? deps.log.info)(line),
+      onProgress: (seen) => {
+        outcome = seen;
+        deps.onRequest?.(seen);
+      },
+      // What a mutation needs is known from the project's history (`durations`); none is needed without a wait.
+      awaits: settings.wait,
+      durations: typicalDurations
+    });
     outcome = done.outcome;
     const { follow } = done;
     if (follow === 'nothing') return { ...ended({ status: WAIT_STATUS.idle }), projectId };

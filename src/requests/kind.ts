@@ -77,5 +77,3 @@ export function operationsOf(response: unknown): Operation[] {
       : undefined;
   return Array.isArray(list) ? list.filter(isOperation).map(normalizeOperation) : [];
 }
-
-export const projectPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`;

@@ -1,8 +1,6 @@
 import type { BranchOutcome } from '../neon/branch-outcome.js';
 import { readBranchName } from '../settings/fields.js';
-import { InputError } from '../util/errors.js';
-import { capital, oneLine } from '../util/text.js';
-import { connectionOf, findNamedBranch } from './branch-lookups.js';
+import { connectionOf, findNamedBranch, noSuchBranch } from './branch-lookups.js';
 import { refuseUntouchable, resetFromParent, RESTORE_RULES } from './branch-life.js';
 import type { Performed, RequestKindModule, StepDeps } from './kind.js';
 
@@ -37,12 +35,7 @@ async function perform(
 ): Promise<Performed> {
   const { projectId } = deps;
   const found = await findNamedBranch('reset_branch', kind.branch, 'name or id', deadline, deps);
-  if (!found)
-    throw new InputError(
-      'reset_branch',
-      (named) =>
-        `${capital(named('reset_branch'))} names no branch of project ${projectId}: no branch has the name or id '${oneLine(kind.branch, 80)}'. Nothing was reset or created.`
-    );
+  if (!found) throw noSuchBranch('reset_branch', kind.branch, projectId, 'reset or created');
   refuseUntouchable('reset_branch', found, 'reset');
   const { outcome, operations } = await resetFromParent(found, deadline, deps);
   const connection = await connectionOf(found.id, {}, deadline, deps);

@@ -1,6 +1,5 @@
 import type { InputName } from '../inputs.js';
 import type { Rules } from '../neon/answer-rules.js';
-import type { BranchPattern } from '../neon/branch-pattern.js';
 import {
   planSweep,
   type PullState,
@@ -12,19 +11,14 @@ import {
 } from '../neon/branch-sweep.js';
 import { branchesLimit, listSweepBranches } from '../neon/branches.js';
 import type { Operation } from '../neon/operation.js';
-import { type RequestOutcome, sendRequest } from '../neon/send.js';
+import { branchPath, projectPath } from '../neon/resources.js';
+import { type RequestOutcome, sendRequest, unsent } from '../neon/send.js';
 import { type Field, invalid } from '../settings/fields.js';
-import { readSweepInputs } from '../settings/sweep-inputs.js';
+import { readSweepInputs, type SweepInputs } from '../settings/sweep-inputs.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { redact } from '../util/redact.js';
 import { oneLine } from '../util/text.js';
-import {
-  operationsOf,
-  type Performed,
-  projectPath,
-  type RequestKindModule,
-  type StepDeps
-} from './kind.js';
+import { operationsOf, type Performed, type RequestKindModule, type StepDeps } from './kind.js';
 import { readPullStates, REPOSITORY } from './pull-state.js';
 
 // `sweep_branches: PATTERN`: delete the stale branches whose names match (a closed or merged pull
@@ -32,12 +26,8 @@ import { readPullStates, REPOSITORY } from './pull-state.js';
 // `sweep_max` a run; `dry_run` deletes nothing. The deletions go one after another through the one
 // send loop (a project runs one operation at a time), then the step waits for what they started.
 
-export interface SweepBranchesKind {
+export interface SweepBranchesKind extends SweepInputs {
   kind: 'sweep_branches';
-  pattern: BranchPattern;
-  olderThanMs?: number;
-  sweepMax: number;
-  dryRun: boolean;
   /** A token and the repository whose pull requests are read; none: `older_than` alone decides. */
   pulls?: { token: string; repository: string };
 }
@@ -64,13 +54,7 @@ export const sweepBranches: RequestKindModule<SweepBranchesKind> = {
         `must be a repository as owner/name, such as octo-org/octo-repo; got '${oneLine(repository.value, 60)}'.`
       );
     const pulls = token && repository.value ? { token, repository: repository.value } : undefined;
-    const values = {
-      sweep_branches: input('sweep_branches'),
-      older_than: input('older_than'),
-      sweep_max: input('sweep_max'),
-      dry_run: input('dry_run')
-    };
-    return { kind: 'sweep_branches', ...readSweepInputs(values, pulls !== undefined), pulls };
+    return { kind: 'sweep_branches', ...readSweepInputs(input, pulls !== undefined), pulls };
   },
   perform
 };
@@ -90,7 +74,7 @@ async function perform(
   const ask = { ...criteria, pattern: kind.pattern, sweepMax: kind.sweepMax, dryRun: kind.dryRun };
   const plan = planSweep(branches, { ...ask, repository: kind.pulls?.repository, now });
   const path = `${projectPath(projectId)}/branches/{branch_id}`;
-  const total: RequestOutcome = { method: 'DELETE', path, attempts: 0, lockedMs: 0, holders: [] };
+  const total = unsent('DELETE', path);
   const deleted = new Set<string>();
   const outcomeOf = (sweepPlan: SweepPlan): RequestOutcome => ({
     ...total,
@@ -112,7 +96,7 @@ async function perform(
     await pace.beforeNext(deps.signal);
     const request = {
       method: 'DELETE',
-      path: `${projectPath(projectId)}/branches/${encodeURIComponent(branch.id)}`,
+      path: branchPath(projectId, branch.id),
       rules: RULES.sweep_branches,
       action: 'delete_timeline'
     } as const;
@@ -154,27 +138,16 @@ async function criteriaOf(
     return { olderThanMs };
   }
   const numbers = pullRequestsToRead(branches, kind.pattern, reader.repository);
-  const pulls: Map<number, PullState> =
-    numbers.length === 0
-      ? new Map()
-      : await readPulls({ ...reader, ...deps.github, signal: deps.signal }, numbers, deps);
-  return { pulls, ...(olderThanMs !== undefined && { olderThanMs }) };
-}
-
-async function readPulls(
-  reader: Parameters<typeof readPullStates>[0],
-  numbers: number[],
-  deps: StepDeps
-): Promise<Map<number, PullState>> {
-  const { states, error } = await readPullStates(reader, numbers);
-  if (error) {
-    const unread = numbers.length - states.size;
+  const { states, error } =
+    numbers.length > 0
+      ? await readPullStates({ ...reader, ...deps.github, signal: deps.signal }, numbers)
+      : { states: new Map<number, PullState>() };
+  if (error)
     deps.warn(
-      `${unread} of ${numbers.length} pull request(s) could not be read (${redact(error.message)}): ` +
+      `${numbers.length - states.size} of ${numbers.length} pull request(s) could not be read (${redact(error.message)}): ` +
         'their branches are kept unless older_than decides.'
     );
-  }
-  return states;
+  return { pulls: states, ...(olderThanMs !== undefined && { olderThanMs }) };
 }
 
 /** The request's count so far: this deletion's tries added to the sweep's before it. */

@@ -70,14 +70,17 @@ export function invalid(
   return new InputError(name, (named) => `${capital(named(name))} ${words(named)}`);
 }
 
-/** A `duration` input within its row's bounds (`90` is seconds); unset: the row's default. */
-export function readDuration(field: Field): number {
+/**
+ * A `duration` input within its row's bounds (`90` is seconds); unset: the row's default. The
+ * error's `examples` are a timeout's unless the input's own read better (`older_than`: days).
+ */
+export function readDuration(field: Field, examples = '90, 90s, 15m, 1h or 1m30s'): number {
   const { default: fallback = '', min = 0, max = Infinity } = row(field.name);
   const value = field.value || fallback;
   const ms = parseDuration(value) ?? NaN;
   if (ms >= min && ms <= max) return ms;
   const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
-  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 90, 90s, 15m, 1h or 1m30s`;
+  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as ${examples}`;
   throw invalid(field, `must be ${form}; '${oneLine(value, 60)}' is ${why}.`);
 }
 

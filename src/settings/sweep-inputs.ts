@@ -1,18 +1,23 @@
-import { input as row } from '../inputs.js';
+import type { InputName } from '../inputs.js';
 import {
   type BranchPattern,
   compileBranchPattern,
   PATTERN_FORM,
   PatternError
 } from '../neon/branch-pattern.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
-import { oneLine } from '../util/text.js';
-import { type Field, invalid, readBool, readCount } from './fields.js';
+import {
+  type Field,
+  type InputReader,
+  invalid,
+  readBool,
+  readCount,
+  readDuration
+} from './fields.js';
 
 // The inputs of `sweep_branches`, each read with an error that names it and the form it takes, and
 // nothing sent when one is wrong. Their bounds and defaults are their rows' (src/inputs.ts):
-// `sweep_max` and `dry_run` are read as any count and switch; the pattern, `older_than` (whose
-// examples are days, not the seconds of a timeout) and the criterion are read here.
+// `sweep_max` and `dry_run` are read as any count and switch, `older_than` as any duration (its
+// examples days, not the seconds of a timeout); the pattern and the criterion are read here.
 
 /** What `sweep_branches` asks, read from its inputs. */
 export interface SweepInputs {
@@ -22,22 +27,15 @@ export interface SweepInputs {
   dryRun: boolean;
 }
 
-/** The raw values (trimmed or not) of the sweep's inputs, `''` when unset. */
-export interface SweepValues {
-  sweep_branches: string;
-  older_than: string;
-  sweep_max: string;
-  dry_run: string;
-}
-
 /**
  * The sweep's inputs; `canReadPulls`: a token and a repository to read pull requests with. A sweep
  * with neither `older_than` nor that is refused: it has nothing to decide by.
  */
-export function readSweepInputs(values: SweepValues, canReadPulls: boolean): SweepInputs {
-  const field = (name: keyof SweepValues): Field => ({ value: values[name].trim(), name });
-  const pattern = readSweepPattern(values.sweep_branches);
-  const olderThanMs = readOlderThan(values.older_than);
+export function readSweepInputs(input: InputReader, canReadPulls: boolean): SweepInputs {
+  const field = (name: InputName): Field => ({ value: input(name).trim(), name });
+  const pattern = readSweepPattern(field('sweep_branches'));
+  const olderThan = field('older_than');
+  const olderThanMs = olderThan.value ? readDuration(olderThan, '12h, 7d or 30d') : undefined;
   if (olderThanMs === undefined && !canReadPulls)
     throw invalid(
       { name: 'sweep_branches' },
@@ -53,23 +51,11 @@ export function readSweepInputs(values: SweepValues, canReadPulls: boolean): Swe
   };
 }
 
-export function readSweepPattern(value: string): BranchPattern {
+function readSweepPattern(field: Field): BranchPattern {
   try {
-    return compileBranchPattern(value.trim());
+    return compileBranchPattern(field.value);
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
-    throw invalid({ name: 'sweep_branches' }, `must be ${PATTERN_FORM}; ${error.message}.`);
+    throw invalid(field, `must be ${PATTERN_FORM}; ${error.message}.`);
   }
-}
-
-/** `older_than` in ms, within its row's bounds; undefined when unset. */
-export function readOlderThan(value: string): number | undefined {
-  const text = value.trim();
-  if (text === '') return undefined;
-  const { min = 0, max = Infinity } = row('older_than');
-  const ms = parseDuration(text) ?? NaN;
-  if (ms >= min && ms <= max) return ms;
-  const why = Number.isNaN(ms) ? 'not a duration' : ms < min ? 'too short' : 'too long';
-  const form = `a duration from ${formatDuration(min)} to ${formatDuration(max)}, such as 12h, 7d or 30d`;
-  throw invalid({ name: 'older_than' }, `must be ${form}; '${oneLine(text, 60)}' is ${why}.`);
 }

@@ -81,16 +81,9 @@ export class NotSentError extends DeadlineError {
   }
 }
 
-/** A fault worth another try: network errors, timeouts, 429, 423, 5xx, unreadable 200s. `status`: an answer's. */
+/** No answer came (a network error, a timeout): the request may have been applied. */
 export class TransientError extends Error {
   override name = 'TransientError';
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-    readonly status?: number
-  ) {
-    super(message);
-  }
 }
 
 /**

@@ -1,13 +1,15 @@
 import type { NeonClient } from '../neon/client.js';
-import { ApiError, InputError } from '../util/errors.js';
+import { branchPath, projectPath } from '../neon/resources.js';
+import { InputError } from '../util/errors.js';
 import { fieldsOf, textOf } from '../util/json-fields.js';
 import { capital } from '../util/text.js';
 import type { WaitSettings } from './wait-settings.js';
 
 /**
  * The branch or compute a wait follows, looked up once before the first check. A wrong id matches
- * no operation, so the wait would pass as `idle`; a wrong operation id is a 404, and so is this.
- * With both, the compute must be the branch's: the wait follows the compute only.
+ * no operation, so the wait would pass as `idle`; a wrong operation id is a 404, and so is this
+ * (its error names the inputs to check). With both, the compute must be the branch's: the wait
+ * follows the compute only.
  */
 export async function confirmPlace(
   client: NeonClient,
@@ -15,17 +17,12 @@ export async function confirmPlace(
   { branchId, endpointId }: Pick<WaitSettings, 'branchId' | 'endpointId'>,
   deadline: number
 ): Promise<void> {
-  const project = `/projects/${encodeURIComponent(projectId)}`;
+  const notFound = (what: string) =>
+    `${what} was not found in project ${projectId}, or this API key cannot see that project`;
   if (endpointId) {
-    const path = `${project}/endpoints/${encodeURIComponent(endpointId)}`;
-    const answer = await lookUp(
-      client,
-      path,
-      deadline,
-      'endpoint',
-      `Compute ${endpointId}`,
-      projectId
-    );
+    const path = `${projectPath(projectId)}/endpoints/${encodeURIComponent(endpointId)}`;
+    const compute = notFound(`Compute ${endpointId}`);
+    const answer = await client.getJson(path, deadline, compute, 'endpoint');
     const owner = textOf(fieldsOf(answer.endpoint), 'branch_id');
     if (branchId && owner && owner !== branchId)
       throw new InputError(
@@ -35,26 +32,7 @@ export async function confirmPlace(
       );
     return;
   }
-  if (branchId) {
-    const path = `${project}/branches/${encodeURIComponent(branchId)}`;
-    await lookUp(client, path, deadline, 'branch', `Branch ${branchId}`, projectId);
-  }
-}
-
-/** A GET whose 404 names what was not found, and the inputs to check (as a wrong operation id's). */
-async function lookUp(
-  client: NeonClient,
-  path: string,
-  deadline: number,
-  missing: 'branch' | 'endpoint',
-  what: string,
-  projectId: string
-): Promise<Record<string, unknown>> {
-  const notFound = `${what} was not found in project ${projectId}, or this API key cannot see that project`;
-  try {
-    return await client.getJson(path, deadline, notFound);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    throw new ApiError(error.message, 404, error.requestId, missing);
-  }
+  if (!branchId) return;
+  const path = branchPath(projectId, branchId);
+  await client.getJson(path, deadline, notFound(`Branch ${branchId}`), 'branch');
 }

@@ -64,6 +64,20 @@ export interface WaitDeps {
   github?: GitHubAccess;
 }
 
+/**
+ * A wait's result: how it ended, and what it `saw` (when it ran, and from its first check on, the
+ * operations and the checks made) over the settings' place and policy.
+ */
+export function resultOf(
+  settings: WaitSettings,
+  ending: Ending,
+  saw: Pick<WaitResult, 'startedAt' | 'finishedAt' | 'serviceAheadMs'> & Partial<WaitResult>
+): WaitResult {
+  const { projectId, policy } = settings;
+  const none = { operations: [], checks: 0, timedOut: false, apiUnusable: false };
+  return { kind: kindFor(settings), projectId, policy, ...none, ...ending, ...saw };
+}
+
 /** Where GitHub's REST API is, and how requests reach it. */
 export interface GitHubAccess {
   baseUrl?: string;
@@ -100,20 +114,15 @@ export async function waitFor(
   let newestPage: (FetchedPage & { fetchedAt: number }) | undefined;
   let checksDone = 0;
   const context = () => ({ settings, startedAt, signal, checksDone, named: deps.named });
-  const end = (ending: Ending): WaitResult => ({
-    kind,
-    projectId,
-    newestPage,
-    startedAt,
-    policy,
-    timedOut: false,
-    apiUnusable: false,
-    ...ending,
-    operations: tracker.list(),
-    finishedAt: clock.now(),
-    serviceAheadMs: serviceClock.offsetMs,
-    checks: checksDone
-  });
+  const end = (ending: Ending): WaitResult =>
+    resultOf({ ...settings, projectId }, ending, {
+      newestPage,
+      startedAt,
+      operations: tracker.list(),
+      finishedAt: clock.now(),
+      serviceAheadMs: serviceClock.offsetMs,
+      checks: checksDone
+    });
 
   try {
     const resolved = await resolveProjectId(client, settings, deadline);
