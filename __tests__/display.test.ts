@@ -1,23 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { parse } from 'yaml';
 import { actionName, operationDurationMs, statusCounts, utc } from '../src/report/display.js';
 import type { Operation, UnseenOperation } from '../src/neon/operation.js';
 import { makeOperation } from './helpers/builders.js';
+import { officialEnum } from './helpers/openapi.js';
 import { statusLabel, statusMarker } from '../src/wait/status.js';
 
 /** The action enum of the official OpenAPI document (API v2) shipped in `@neondatabase/api-client`. */
-const OFFICIAL_ACTIONS = (
-  parse(
-    readFileSync(
-      createRequire(import.meta.url).resolve(
-        '@neondatabase/api-client/public-v2-for-users.gen.yaml'
-      ),
-      'utf8'
-    )
-  ) as { components: { schemas: Record<string, { enum?: string[] }> } }
-).components.schemas.OperationAction?.enum as string[];
+const OFFICIAL_ACTIONS = officialEnum('OperationAction');
 
 /** What each official action reads as in the summary. */
 const NAMES: Record<string, string> = {

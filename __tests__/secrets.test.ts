@@ -1,17 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { parse } from 'yaml';
 import {
   firstConnectionUri,
   responseSecrets,
   SENSITIVE_FIELDS,
   withoutSecrets
 } from '../src/neon/secrets.js';
-
-const DOCUMENT_PATH = createRequire(import.meta.url).resolve(
-  '@neondatabase/api-client/public-v2-for-users.gen.yaml'
-);
+import { openApiDocument } from './helpers/openapi.js';
 
 /** Every `x-sensitive` list of the document, with the schema that holds it. */
 function sensitiveMarks(): { schema: string; fields: string[] }[] {
@@ -24,7 +18,7 @@ function sensitiveMarks(): { schema: string; fields: string[] }[] {
       for (const [key, child] of Object.entries(node)) walk(child, `${schema}.${key}`);
     }
   };
-  walk(parse(readFileSync(DOCUMENT_PATH, 'utf8')), '');
+  walk(openApiDocument(), '');
   return marks;
 }
 

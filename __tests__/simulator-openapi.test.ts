@@ -11,10 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
-import { parse } from 'yaml';
 import {
   branchCreation,
   DEFAULT_KEY,
@@ -33,6 +30,7 @@ import {
   type Simulator
 } from '../simulator/server.js';
 import { DROP_COLUMN_AND_TABLE } from '../simulator/schema-diffs.js';
+import { openApiDocument } from './helpers/openapi.js';
 
 // ---------------------------------------------------------------------------------------------
 // The document and the validators
@@ -47,10 +45,7 @@ interface OpenApiDocument {
   };
 }
 
-const DOCUMENT_PATH = createRequire(import.meta.url).resolve(
-  '@neondatabase/api-client/public-v2-for-users.gen.yaml'
-);
-const doc = parse(readFileSync(DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
+const doc = openApiDocument() as OpenApiDocument;
 
 /** JSON pointer escaping for a path segment (`/` → `~1`). */
 const segment = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -69,9 +69,21 @@ export const SENSITIVE_FIELDS: Readonly<Record<string, Sensitivity>> = {
  */
 const SECRET_NAMES = [/^key$/i, /token$/i, /secret/i, /password$/i, /_uri$/i];
 
-const isSecretName = (key: string): boolean =>
-  (Object.hasOwn(SENSITIVE_FIELDS, key) && SENSITIVE_FIELDS[key] === 'secret') ||
-  SECRET_NAMES.some((name) => name.test(key));
+/** What each field name was found to be: every answer is searched, and pages repeat a few names. */
+const secretNames = new Map<string, boolean>();
+/** Names remembered at most (an answer could hold any number of names). */
+const NAMES_REMEMBERED = 10_000;
+
+function isSecretName(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret =
+      (Object.hasOwn(SENSITIVE_FIELDS, key) && SENSITIVE_FIELDS[key] === 'secret') ||
+      SECRET_NAMES.some((name) => name.test(key));
+    if (secretNames.size < NAMES_REMEMBERED) secretNames.set(key, secret);
+  }
+  return secret;
+}
 
 /** A field that holds a secret: by its name, or a connection URI (which holds the password). */
 const isSecretField = (key: string, value: unknown): value is string =>
@@ -81,7 +93,8 @@ const isSecretField = (key: string, value: unknown): value is string =>
 export function responseSecrets(value: unknown, found: string[] = []): string[] {
   if (Array.isArray(value)) for (const item of value) responseSecrets(item, found);
   else if (value && typeof value === 'object')
-    for (const [key, field] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const field: unknown = Reflect.get(value, key);
       if (isSecretField(key, field)) found.push(field);
       else responseSecrets(field, found);
     }

@@ -109,18 +109,26 @@ export function learnHistory(operations: readonly Operation[]): Map<string, Surv
  */
 export function checkPlan(s: number[], step: number, costMs: number, [minGap, maxGap]: number[]) {
   const n = s.length - 1;
-  const area = [0]; // ∫ P(not done) from point 0
+  const area = new Float64Array(n + 1); // ∫ P(not done) from point 0
   for (let j = 1; j <= n; j++) area[j] = area[j - 1]! + ((s[j - 1]! + s[j]!) * step) / 2;
   const cost = new Float64Array(n + 1);
   const next = new Int32Array(n + 1).fill(n);
   const [lo, hi] = [Math.ceil(minGap! / step) || 1, Math.floor(maxGap! / step) || 1];
+  // The planner's CPU is this loop's (a few hundred points, each against up to a few hundred).
   for (let j = n - 1; j >= 0; j--) {
-    cost[j] = Infinity;
-    for (let k = Math.min(n, j + lo); k <= Math.min(n, j + hi); k++) {
+    const [notDone, areaHere] = [s[j]!, area[j]!];
+    let [best, bestK] = [Infinity, n];
+    const last = Math.min(n, j + hi);
+    for (let k = Math.min(n, j + lo); k <= last; k++) {
       // A request if not done at j, and the delay of every end between j and k.
-      const c = (costMs + (k - j) * step) * s[j]! - area[k]! + area[j]! + cost[k]!;
-      if (c < cost[j]!) [cost[j], next[j]] = [c, k];
+      const c = (costMs + (k - j) * step) * notDone - area[k]! + areaHere + cost[k]!;
+      if (c < best) {
+        best = c;
+        bestK = k;
+      }
     }
+    cost[j] = best;
+    next[j] = bestK;
   }
   return next;
 }
