@@ -21,19 +21,13 @@ afterEach(async () => {
   sim = undefined;
 });
 
-/** What a branch's life asserts is what happened, not how long it took: operations of 0.3 s. */
-const OPERATION_MS = 300;
-
 const start = () =>
-  simulate(
-    {
-      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
-      projects: [project(PROJECT)],
-      operations: [],
-      ...seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-12' }])
-    },
-    { operationMs: OPERATION_MS }
-  );
+  simulate({
+    keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+    projects: [project(PROJECT)],
+    operations: [],
+    ...seededBranches(PROJECT, [{ name: 'main' }, { name: 'preview/pr-12' }])
+  });
 
 const named = (name: string) => sim!.branches(PROJECT).filter((b) => b.name === name);
 
@@ -170,20 +164,17 @@ describe('a nightly sweep through dist', () => {
       { 1: { state: 'merged' }, 2: { state: 'open' } }
     );
     try {
-      sim = await simulate(
-        {
-          keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
-          projects: [project(PROJECT)],
-          operations: [],
-          ...seededBranches(PROJECT, [
-            { name: 'main' },
-            { name: 'preview/pr-1' },
-            { name: 'preview/pr-2', created: -20 * 86_400_000 },
-            { name: 'preview/pr-3', created: -20 * 86_400_000 }
-          ])
-        },
-        { operationMs: OPERATION_MS }
-      );
+      sim = await simulate({
+        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+        projects: [project(PROJECT)],
+        operations: [],
+        ...seededBranches(PROJECT, [
+          { name: 'main' },
+          { name: 'preview/pr-1' },
+          { name: 'preview/pr-2', created: -20 * 86_400_000 },
+          { name: 'preview/pr-3', created: -20 * 86_400_000 }
+        ])
+      });
       const swept = await runAction({
         inputs: {
           ...projectInputs(sim),

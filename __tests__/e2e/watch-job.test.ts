@@ -270,15 +270,12 @@ describe('watch_job', () => {
   });
 
   it("the post step never sends the step's request again: a branch a later step deleted stays deleted", async () => {
-    sim = await simulate(
-      {
-        keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
-        projects: [project(PROJECT)],
-        operations: [],
-        ...seededBranches(PROJECT, [{ name: 'main' }])
-      },
-      { operationMs: 300 }
-    );
+    sim = await simulate({
+      keys: { [DEFAULT_KEY]: { kind: 'personal', user: 'user-1' } },
+      projects: [project(PROJECT)],
+      operations: [],
+      ...seededBranches(PROJECT, [{ name: 'main' }])
+    });
     const asked = inputs(sim, { create_branch: 'preview/pr-7' });
     const main = await runInProcess({ inputs: asked });
     expect(main.outputs.branch_outcome ?? main.outputs.created).toMatch(/^(created|true)$/);

@@ -21,6 +21,13 @@ export const projectInputs = (sim: Simulator, more: Record<string, string> = {})
 });
 
 /**
+ * How long the operations a mutation starts run in a test's simulator (the service's are seconds,
+ * the simulator's 2 s by default): a test asserts what the step did, and waits in real time for
+ * each; one about timing says how long its operations run.
+ */
+export const TEST_OPERATION_MS = 300;
+
+/**
  * A fresh simulator for one test. Operation timelines count from the first request it receives, not
  * from its start: a process that starts late (a busy machine) sees the same story.
  */
@@ -29,7 +36,12 @@ export async function simulate(
   options: Omit<SimulatorOptions, 'scenario'> = {}
 ): Promise<Simulator> {
   const scenario = Array.isArray(operations) ? singleProject(PROJECT, operations) : operations;
-  return startSimulator({ scenario, startOnFirstRequest: true, ...options });
+  return startSimulator({
+    scenario,
+    startOnFirstRequest: true,
+    operationMs: TEST_OPERATION_MS,
+    ...options
+  });
 }
 
 export const uuid = (): string => randomUUID();
