@@ -160,7 +160,7 @@ export function nextCheckIn(
   { maxGap, ladderMs, ladderNowMs }: Gaps,
   known: readonly AwaitedOperation[] = open
 ): number {
-  const starts = runStarts(known.filter(isSeen));
+  const starts = runStarts(known.filter(isSeen), open.filter(isSeen));
   const plan = (model: Survival, elapsed: number) => {
     if (model.outlasted(elapsed)) return ladderNowMs / PAST_HISTORY_PACE;
     let horizon = maxGap;
@@ -194,42 +194,34 @@ export function nextCheckIn(
  * restore's `start_compute` after its `create_timeline`) waits, `scheduling`, until that one has
  * ended; it runs from the latest such end (`updated_at` of the finished ones that ended first).
  * Timed from `created_at` instead, a queued operation seems to overrun its kind's history by the
- * queue's length, and the checks back off just as it ends (issue 43).
+ * queue's length, and the checks back off just as it ends (issue 43). `of`: the operations to
+ * time (the open ones, at a check), against all of `operations`.
  */
-export function runStarts(operations: readonly Operation[]): Map<Operation, number> {
-  interface Timed {
-    op: Operation;
-    created: number;
-    ended: number;
-    running: boolean;
-  }
-  const byBranch = new Map<string, Timed[]>();
+export function runStarts(
+  operations: readonly Operation[],
+  of: readonly Operation[] = operations
+): Map<Operation, number> {
+  // The ones that ended, by branch: only they can have come first.
+  const ended = new Map<string, Array<{ op: Operation; created: number; ended: number }>>();
   for (const op of operations) {
-    if (op.branch_id === undefined) continue;
-    const timed = {
-      op,
-      created: Date.parse(op.created_at),
-      ended: Date.parse(op.updated_at),
-      running: isInProgress(op.status)
-    };
-    const mates = byBranch.get(op.branch_id);
+    if (op.branch_id === undefined || isInProgress(op.status)) continue;
+    const timed = { op, created: Date.parse(op.created_at), ended: Date.parse(op.updated_at) };
+    const mates = ended.get(op.branch_id);
     if (mates) mates.push(timed);
-    else byBranch.set(op.branch_id, [timed]);
+    else ended.set(op.branch_id, [timed]);
   }
   const starts = new Map<Operation, number>();
-  for (const mates of byBranch.values()) {
-    for (const { op, created, ended, running } of mates) {
-      let start = created;
-      for (const before of mates) {
-        const runsFirst =
-          before.op !== op &&
-          !before.running &&
-          before.created <= created &&
-          (running || before.ended <= ended);
-        if (runsFirst && before.ended > start) start = before.ended;
-      }
-      starts.set(op, start);
+  for (const op of of) {
+    const [created, end] = [Date.parse(op.created_at), Date.parse(op.updated_at)];
+    const running = isInProgress(op.status);
+    let start = created;
+    const mates = op.branch_id === undefined ? [] : (ended.get(op.branch_id) ?? []);
+    for (const before of mates) {
+      const runsFirst =
+        before.op !== op && before.created <= created && (running || before.ended <= end);
+      if (runsFirst && before.ended > start) start = before.ended;
     }
+    starts.set(op, start);
   }
   return starts;
 }
