@@ -1,20 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { isBranchLimitRefusal } from '../src/neon/branch-limit.js';
-import type { SweepBranch } from '../src/neon/branch-sweep.js';
 import { branchLimitWords } from '../src/report/branch-limit-message.js';
 import { actionNaming, type Naming } from '../src/util/errors.js';
+import { DAY, makeSweepBranch, SWEEP_NOW } from './helpers/builders.js';
 
-const NOW = Date.parse('2026-11-28T03:00:00Z');
-const DAY = 86_400_000;
-const branch = (name: string, days: number, more: Partial<SweepBranch> = {}): SweepBranch => ({
-  id: `br-${name.replace(/[^a-z0-9]+/g, '-')}`,
-  name,
-  parentId: 'br-main',
-  default: false,
-  protected: false,
-  createdAt: new Date(NOW - days * DAY).toISOString(),
-  ...more
-});
+const NOW = SWEEP_NOW;
+const branch = makeSweepBranch;
 
 describe('a create refused at the branch limit', () => {
   it.each<[number, unknown, boolean]>([

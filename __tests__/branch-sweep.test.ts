@@ -10,25 +10,12 @@ import {
   type SweepAsk,
   type SweepBranch
 } from '../src/neon/branch-sweep.js';
+import { DAY, MAIN_ID, makeSweepBranch, SWEEP_NOW } from './helpers/builders.js';
 
-const NOW = Date.parse('2026-11-28T03:00:00Z');
-const DAY = 86_400_000;
+const NOW = SWEEP_NOW;
 const ago = (ms: number): string => new Date(NOW - ms).toISOString();
-const MAIN = 'br-main-0001';
-
-/** A branch created `days` ago, a child of main unless `parentId` says otherwise. */
-function branch(name: string, days: number, more: Partial<SweepBranch> = {}): SweepBranch {
-  const id = `br-${name.replace(/[^a-z0-9]+/g, '-')}`;
-  return {
-    id,
-    name,
-    parentId: MAIN,
-    default: false,
-    protected: false,
-    createdAt: ago(days * DAY),
-    ...more
-  };
-}
+const MAIN = MAIN_ID;
+const branch = makeSweepBranch;
 const main: SweepBranch = {
   id: MAIN,
   name: 'main',

@@ -1,19 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { compileBranchPattern } from '../src/neon/branch-pattern.js';
-import { planSweep, type SweepBranch, type SweepReason } from '../src/neon/branch-sweep.js';
+import { planSweep, type SweepReason } from '../src/neon/branch-sweep.js';
 import { ageWords, reasonWords, sweepLine, sweptOf } from '../src/report/sweep-words.js';
+import { DAY, makeSweepBranch, SWEEP_NOW } from './helpers/builders.js';
 
-const NOW = Date.parse('2026-11-28T03:00:00Z');
-const DAY = 86_400_000;
-const branch = (name: string, days: number, more: Partial<SweepBranch> = {}): SweepBranch => ({
-  id: `br-${name.replace(/[^a-z0-9]+/g, '-')}`,
-  name,
-  parentId: 'br-main',
-  default: false,
-  protected: false,
-  createdAt: new Date(NOW - days * DAY).toISOString(),
-  ...more
-});
+const NOW = SWEEP_NOW;
+const branch = makeSweepBranch;
 
 describe('a sweep in words', () => {
   it.each<[SweepReason, string]>([

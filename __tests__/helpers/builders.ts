@@ -2,6 +2,7 @@ import { DEFAULT_POLICY } from '../../src/wait/status.js';
 import type { Operation } from '../../src/neon/operation.js';
 import { reportOf, type Report, type TargetReport } from '../../src/report/model.js';
 import type { RecentOperations } from '../../src/neon/recent.js';
+import type { SweepBranch } from '../../src/neon/branch-sweep.js';
 
 let counter = 0;
 
@@ -92,4 +93,27 @@ export function makeRecent(
 export function makeTargets(first: ReportFields, ...others: ReportFields[]): Report {
   const { status, failure, targets, ...step } = makeReport(first);
   return reportOf(step, [targets[0], ...others.map((fields) => makeReport(fields).targets[0])]);
+}
+
+/** The moment the sweep's tests look from, and a day. */
+export const SWEEP_NOW = Date.parse('2026-11-28T03:00:00Z');
+export const DAY = 86_400_000;
+/** The id of `main`, the parent of the branches `makeSweepBranch` makes. */
+export const MAIN_ID = 'br-main-0001';
+
+/** A branch as the sweep reads it, created `days` before `SWEEP_NOW`, a child of main unless `more` says otherwise. */
+export function makeSweepBranch(
+  name: string,
+  days: number,
+  more: Partial<SweepBranch> = {}
+): SweepBranch {
+  return {
+    id: `br-${name.replace(/[^a-z0-9]+/g, '-')}`,
+    name,
+    parentId: MAIN_ID,
+    default: false,
+    protected: false,
+    createdAt: new Date(SWEEP_NOW - days * DAY).toISOString(),
+    ...more
+  };
 }
