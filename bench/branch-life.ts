@@ -7,10 +7,9 @@ import {
   seededBranches
 } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
-import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 import type { RequestKind } from '../src/requests/index.js';
-import { runActionStep, send } from './locked.js';
+import { previewContext, runActionStep } from './locked.js';
 import {
   createBranchActionV6,
   EPOCH,
@@ -134,16 +133,7 @@ async function runLife(tool: LifeTool, kase: LifeCase): Promise<LifeRun> {
     });
     const s = sim;
     const name = kase === 'branch limit' ? 'preview/pr-41' : NAME;
-    const ctx: PreviewContext = {
-      projectId: PROJECT,
-      name,
-      call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
-      sleep: (ms) => time.clock.sleep(ms),
-      url: s.url,
-      apiKey: DEFAULT_KEY,
-      time,
-      random: prng(1)
-    };
+    const ctx = previewContext(s, time, PROJECT, name);
     const idOf = () => s.branches(PROJECT).find((b) => b.name === name)?.id;
     const idBefore = idOf();
     const branchesBefore = s.branches(PROJECT).length;

@@ -19,7 +19,7 @@ import {
 } from '../simulator/server.js';
 import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
-import { busiestMinute, EPOCH, type Ending } from './peers.js';
+import { busiestMinute, EPOCH, type Ending, type PreviewContext } from './peers.js';
 
 /**
  * The locked cases of issue 29: a job sends a mutation (a branch creation) to a project that
@@ -459,4 +459,23 @@ export function send(url: string, method: string, body: unknown): Promise<Answer
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** A preview job's context against the simulator `sim` on `time`: its requests sent by `send`. */
+export function previewContext(
+  sim: Simulator,
+  time: VirtualTime,
+  projectId: string,
+  name: string
+): PreviewContext {
+  return {
+    projectId,
+    name,
+    call: (method, path, body) => time.busy(() => send(`${sim.url}${path}`, method, body)),
+    sleep: (ms) => time.clock.sleep(ms),
+    url: sim.url,
+    apiKey: DEFAULT_KEY,
+    time,
+    random: prng(1)
+  };
 }

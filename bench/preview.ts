@@ -1,14 +1,13 @@
 import { startFakeGitHub } from '../simulator/github.js';
 import { DEFAULT_KEY, lock, project, seededBranches, sweepProject } from '../simulator/scenario.js';
 import { NEON_RATE_LIMIT, type Simulator, startSimulator } from '../simulator/server.js';
-import { prng } from '../simulator/simulated-wait.js';
 import { VirtualTime } from '../simulator/virtual-time.js';
 import type { RequestKind } from '../src/requests/index.js';
 import { BRANCH_WORDS } from '../src/report/branch-words.js';
 import { annotationValues } from '../src/neon/branch-annotations.js';
 import { compileBranchPattern } from '../src/neon/branch-pattern.js';
 import { planSweep, type PullState, sweepBranchOf } from '../src/neon/branch-sweep.js';
-import { runActionStep, send } from './locked.js';
+import { previewContext, runActionStep } from './locked.js';
 import {
   EPOCH,
   type Ending,
@@ -86,16 +85,7 @@ export async function runPreview(peer: PreviewPeer, kase: PreviewCase): Promise<
       operationMs: 2000
     });
     const s = sim;
-    const ctx: PreviewContext = {
-      projectId: PREVIEW_PROJECT,
-      name: PREVIEW_NAME,
-      call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
-      sleep: (ms) => time.clock.sleep(ms),
-      url: s.url,
-      apiKey: DEFAULT_KEY,
-      time,
-      random: prng(1)
-    };
+    const ctx = previewContext(s, time, PREVIEW_PROJECT, PREVIEW_NAME);
     const named = (): number =>
       s.branches(PREVIEW_PROJECT).filter((b) => b.name === PREVIEW_NAME).length;
     if (kase === 'lost answer')
@@ -324,16 +314,7 @@ export async function runSweep(tool: SweepTool): Promise<[SweepRun, SweepRun]> {
       operationMs: 2000
     });
     const s = sim;
-    const ctx: PreviewContext = {
-      projectId: SWEEP_PROJECT,
-      name: '',
-      call: (method, path, body) => time.busy(() => send(`${s.url}${path}`, method, body)),
-      sleep: (ms) => time.clock.sleep(ms),
-      url: s.url,
-      apiKey: DEFAULT_KEY,
-      time,
-      random: prng(1)
-    };
+    const ctx = previewContext(s, time, SWEEP_PROJECT, '');
     const states = new Map<number, PullState>(
       Object.entries(pulls).map(([n, pull]) => [Number(n), pull.state])
     );
