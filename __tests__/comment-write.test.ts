@@ -3,12 +3,13 @@
  * it finds its comment among many pages, and what it does when GraphQL will not say who the token
  * is. `__tests__/e2e/comment.test.ts` shows the same through the built action.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import * as core from '../__fixtures__/core.js';
 import { type FakeGitHub, startFakeGitHub, type TokenScript } from '../simulator/github.js';
+import { pullRequestEnv } from './helpers/run-action.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
 
@@ -32,17 +33,8 @@ let report: ReturnType<ModelModule['inputErrorReport']>;
 beforeAll(async () => {
   gh = await startFakeGitHub(tokens);
   dir = mkdtempSync(join(tmpdir(), 'comment-write-'));
-  writeFileSync(
-    join(dir, 'event.json'),
-    JSON.stringify({ number: 7, pull_request: { number: 7 } })
-  );
   // Read when `@actions/github` is first loaded, by writeComment.
-  Object.assign(process.env, {
-    GITHUB_API_URL: gh.url,
-    GITHUB_REPOSITORY: 'octo-org/octo-repo',
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: join(dir, 'event.json')
-  });
+  Object.assign(process.env, pullRequestEnv(dir, gh.url));
   ({ digestOf, marker, writeComment } = await import('../src/action/comment.js'));
   ({ inputErrorReport } = await import('../src/report/model.js'));
   report = inputErrorReport('what this run says', 0, 1);

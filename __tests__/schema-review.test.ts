@@ -4,7 +4,7 @@
  * on 127.0.0.1. What the review says, where it sits in the one sticky comment, the outputs that
  * gate later steps, `fail_on_destructive`, and `watch_job` taking the diff at the end of the job.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,7 +27,7 @@ import {
   schemaDiffOf
 } from '../simulator/schema-diffs.js';
 import type { Simulator } from '../simulator/server.js';
-import { actionDefaults } from './helpers/run-action.js';
+import { actionDefaults, pullRequestEnv } from './helpers/run-action.js';
 import { PROJECT, simulate } from './helpers/sim.js';
 
 jest.unstable_mockModule('@actions/core', () => core);
@@ -46,18 +46,8 @@ let clearSecrets: () => void;
 beforeAll(async () => {
   gh = await startFakeGitHub({ [TOKEN]: { author: AUTHOR } });
   dir = mkdtempSync(join(tmpdir(), 'schema-review-'));
-  writeFileSync(
-    join(dir, 'event.json'),
-    JSON.stringify({ number: 7, pull_request: { number: 7 } })
-  );
   // Read when `@actions/github` is first loaded, by the comment's writer.
-  Object.assign(process.env, {
-    GITHUB_API_URL: gh.url,
-    GITHUB_REPOSITORY: 'octo-org/octo-repo',
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: join(dir, 'event.json'),
-    GITHUB_STEP_SUMMARY: '/dev/null'
-  });
+  Object.assign(process.env, pullRequestEnv(dir, gh.url), { GITHUB_STEP_SUMMARY: '/dev/null' });
   ({ run: runMain } = await import('../src/action/main.js'));
   ({ run: runPost } = await import('../src/action/post.js'));
   ({ clearSecrets } = await import('../src/util/redact.js'));

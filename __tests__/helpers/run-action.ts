@@ -125,6 +125,24 @@ export function runnerFiles(dir: string, options: RunOptions): RunnerFiles {
   return files;
 }
 
+/** The repository every test's job runs in. */
+export const REPOSITORY = 'octo-org/octo-repo';
+
+/**
+ * The GitHub part of a job on pull request 7, for a test that loads the action's modules itself
+ * (`@actions/github` reads it when first loaded): the event written in `dir`, the API at `apiUrl`.
+ */
+export function pullRequestEnv(dir: string, apiUrl: string): Record<string, string> {
+  const eventFile = join(dir, 'event.json');
+  writeFileSync(eventFile, JSON.stringify({ number: 7, pull_request: { number: 7 } }));
+  return {
+    GITHUB_API_URL: apiUrl,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_PATH: eventFile
+  };
+}
+
 /** The environment the runner gives the step: INPUT_* variables, command files, state, an event. */
 export function runnerEnv(files: RunnerFiles, options: RunOptions): Record<string, string> {
   const inputs = { ...actionDefaults(), ...options.inputs };
@@ -139,7 +157,7 @@ export function runnerEnv(files: RunnerFiles, options: RunOptions): Record<strin
     GITHUB_STATE: files.stateFile,
     GITHUB_EVENT_PATH: files.eventFile,
     GITHUB_EVENT_NAME: options.event?.name ?? 'push',
-    GITHUB_REPOSITORY: 'octo-org/octo-repo',
+    GITHUB_REPOSITORY: REPOSITORY,
     GITHUB_RUN_ID: '1',
     GITHUB_JOB: 'e2e',
     GITHUB_WORKFLOW: 'e2e',
