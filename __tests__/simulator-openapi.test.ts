@@ -855,6 +855,29 @@ function responseValidator(
   return against(`${base}/content/${segment('application/json')}/schema`);
 }
 
+/** A request to `to` with the default key, its answer read (JSON; `{}` when empty). */
+async function send<T = Record<string, unknown>>(
+  to: Simulator,
+  method: string,
+  path: string,
+  body?: unknown
+): Promise<Reply<T>> {
+  const res = await fetch(`${to.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+/** The answer has this status and the (newer) document's shape for it on this route. */
+function expectAnswer(reply: Reply<unknown>, path: string, method: string, status: number): void {
+  expect(reply.status).toBe(status);
+  expectApiHeaders(reply);
+  expect(problems(responseValidator(path, method, status, newer), reply.body)).toEqual([]);
+}
+
 describe('mutations and the reads after them', () => {
   const PROJECT_M = 'shiny-wind-028834';
   let clockMs = 0;
@@ -875,19 +898,8 @@ describe('mutations and the reads after them', () => {
     await mutable?.close();
   });
 
-  async function call<T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown
-  ): Promise<Reply<T>> {
-    const res = await fetch(`${mutable.url}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
-  }
+  const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+    send<T>(mutable, method, path, body);
 
   interface Created {
     branch: { id: string };
@@ -1130,25 +1142,8 @@ describe('branches by name: 409, search, one branch, connection_uri, roles, comp
     await named?.close();
   });
 
-  async function call<T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown
-  ): Promise<Reply<T>> {
-    const res = await fetch(`${named.url}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
-  }
-  /** The answer has this status and the document's shape for it on this route. */
-  const expectAnswer = (reply: Reply<unknown>, path: string, method: string, status: number) => {
-    expect(reply.status).toBe(status);
-    expectApiHeaders(reply);
-    expect(problems(responseValidator(path, method, status, newer), reply.body)).toEqual([]);
-  };
+  const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+    send<T>(named, method, path, body);
   const expectError = (reply: Reply<unknown>, status: number, message: string | RegExp) => {
     expect(reply.status).toBe(status);
     expectApiHeaders(reply);
@@ -1483,24 +1478,8 @@ describe("a branch's later life: project details, annotations, PATCH, restore, t
     await later?.close();
   });
 
-  async function call<T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown
-  ): Promise<Reply<T>> {
-    const res = await fetch(`${later.url}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${DEFAULT_KEY}`, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
-  }
-  const expectAnswer = (reply: Reply<unknown>, path: string, method: string, status: number) => {
-    expect(reply.status).toBe(status);
-    expectApiHeaders(reply);
-    expect(problems(responseValidator(path, method, status, newer), reply.body)).toEqual([]);
-  };
+  const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+    send<T>(later, method, path, body);
   const expectError = (reply: Reply<unknown>, status: number, message: string | RegExp) => {
     expect(reply.status).toBe(status);
     expectApiHeaders(reply);
