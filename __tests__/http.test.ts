@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTransport, isLoopbackHost } from '../src/neon/http.js';
+import { isLoopbackHost } from '../src/neon/http.js';
+import { createTransport } from '../src/neon/transport.js';
 import { type LoopbackProxy, startProxy } from './helpers/proxy.js';
 
 const CAP = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { NEON_API_HOST } from '../src/neon/client.js';
+import { NEON_API_HOST } from '../src/neon/http.js';
 import { branchUrl, consoleLinksFor, linkedCode, projectUrl } from '../src/report/links.js';
 
 describe('consoleLinksFor', () => {

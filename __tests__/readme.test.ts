@@ -9,7 +9,7 @@ import { reviewOutcome } from '../src/checks/compare-schema.js';
 import { databaseOutcome } from '../src/checks/select-one.js';
 import { exitCode, FORMATS } from '../src/cli/result.js';
 import { INPUTS } from '../src/inputs.js';
-import { NEON_API_HOST } from '../src/neon/client.js';
+import { NEON_API_HOST } from '../src/neon/http.js';
 import { COMMAND_FIELDS, OUTPUTS } from '../src/outputs.js';
 import { formatDuration } from '../src/util/duration.js';
 import { makeReport } from './helpers/builders.js';

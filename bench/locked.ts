@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { NeonClient } from '../src/neon/client.js';
-import { createTransport } from '../src/neon/http.js';
+import { createTransport } from '../src/neon/transport.js';
 import { performAndWait, type RequestKind } from '../src/requests/index.js';
 import type { GitHubAccess, WaitResult } from '../src/wait/wait.js';
 import { DEFAULT_POLICY } from '../src/wait/status.js';

@@ -1,5 +1,6 @@
 import { createNeonClient, type Operation as SdkOperation } from '@neon/sdk';
-import { createTransport, type Transport } from '../src/neon/http.js';
+import type { Transport } from '../src/neon/http.js';
+import { createTransport } from '../src/neon/transport.js';
 import {
   type KeyScript,
   operation,

@@ -1,3 +1,4 @@
+import { NEON_API_HOST } from './neon/http.js';
 import { DEFAULT_POLICY, FAIL_ON_CHOICES } from './wait/status.js';
 
 /**
@@ -75,7 +76,7 @@ const INPUT_ROWS = {
   interval: { type: 'duration', default: '5s', description: "Longest gap between checks, 1s to 1h (sooner where the project's history expects the end). Default `5s`.", arg: 'DURATION', min: 1000, max: H, group: 'deadline', short: 'i' },
   fail_fast: { type: 'bool', default: 'false', description: '`true` ends the wait at the first `failed` status, which Neon may still retry. Default `false`.', help: 'end at a failed status, not wait for its retry', group: 'deadline' },
   fail_on: { type: 'list', choices: FAIL_ON_CHOICES, default: DEFAULT_POLICY.failOn.join(','), description: `Final statuses that fail the step, separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}. Default \`${DEFAULT_POLICY.failOn.join(',')}\`.`, arg: 'STATUSES', help: `final statuses that fail the run (exit 1), separated by commas: any of ${FAIL_ON_CHOICES.join(', ')}; default ${DEFAULT_POLICY.failOn.join(',')}`, group: 'deadline' },
-  api_host: { type: 'text', default: 'https://console.neon.tech/api/v2', description: 'API base URL; https (http only for 127.0.0.1, ::1, localhost). Default `https://console.neon.tech/api/v2`.', arg: 'URL', env: 'NEON_API_HOST', group: 'api' },
+  api_host: { type: 'text', default: NEON_API_HOST, description: `API base URL; https (http only for 127.0.0.1, ::1, localhost). Default \`${NEON_API_HOST}\`.`, arg: 'URL', env: 'NEON_API_HOST', group: 'api' },
   summary: { type: 'bool', default: 'true', description: '`false` writes no job summary and leaves the `summary` output empty. Default `true`.', only: 'action' },
   summary_limit: { type: 'count', default: '20', description: 'How many operations the summary lists (the newest, or those since `since`), 0 to 1000. Default `20`.', arg: 'N', min: 0, max: 1000, group: 'output' },
   since: { type: 'text', default: '', description: 'List operations since an ISO 8601 time (2026-11-25, 20261125) or a duration ago (2h, 7d). Default: the newest.', arg: 'TIME', group: 'output' },

@@ -1,4 +1,4 @@
-import { createTransport } from '../../src/neon/http.js';
+import { createTransport } from '../../src/neon/transport.js';
 import { NeonClient, type RetryEvent } from '../../src/neon/client.js';
 import { readSettings, type Settings } from '../../src/settings.js';
 import type { JobMark } from '../../src/wait/job-mark.js';

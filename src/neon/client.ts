@@ -5,7 +5,8 @@ import { redact, registerSecret } from '../util/redact.js';
 import { secretsOf } from '../util/url-secrets.js';
 import { oneLine } from '../util/text.js';
 import { firstConnectionUri, responseSecrets } from './secrets.js';
-import { createTransport, type RequestMethod, type Transport } from './http.js';
+import type { RequestMethod, Transport } from './http.js';
+import { createTransport } from './transport.js';
 import { type Answer, LOOKUP_RULES, ruleFor, type Rule, type Rules } from './answer-rules.js';
 import {
   LAST_TRY_LEAD_MS,
@@ -28,9 +29,6 @@ import {
 } from './resources.js';
 import type { Operation } from './operation.js';
 import { ACTION_NAME, ACTION_VERSION } from '../version.js';
-
-/** Neon's own API: the default host, and the one whose console the report may link to. */
-export const NEON_API_HOST = 'https://console.neon.tech/api/v2';
 
 export type RetryEvent = { path: string; attempt: number; error: string; delayMs: number };
 

@@ -85,9 +85,11 @@ function isSecretName(key: string): boolean {
   return secret;
 }
 
+const CONNECTION_URI = /^postgres(ql)?:\/\//i;
+
 /** A field that holds a secret: by its name, or a connection URI (which holds the password). */
 const isSecretField = (key: string, value: unknown): value is string =>
-  typeof value === 'string' && (isSecretName(key) || /^postgres(ql)?:\/\//i.test(value));
+  typeof value === 'string' && (isSecretName(key) || CONNECTION_URI.test(value));
 
 /** Every secret value of a JSON answer, in document order. */
 export function responseSecrets(value: unknown, found: string[] = []): string[] {
@@ -96,7 +98,7 @@ export function responseSecrets(value: unknown, found: string[] = []): string[] 
     for (const key of Object.keys(value)) {
       const field: unknown = Reflect.get(value, key);
       if (isSecretField(key, field)) found.push(field);
-      else responseSecrets(field, found);
+      else if (typeof field === 'object') responseSecrets(field, found);
     }
   return found;
 }
@@ -114,4 +116,4 @@ export function withoutSecrets(value: unknown): unknown {
 
 /** The first connection URI of an answer (`connection_uris[0].connection_uri` in a branch creation's). */
 export const firstConnectionUri = (value: unknown): string | undefined =>
-  responseSecrets(value).find((secret) => /^postgres(ql)?:\/\//i.test(secret));
+  responseSecrets(value).find((secret) => CONNECTION_URI.test(secret));

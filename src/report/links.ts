@@ -1,4 +1,4 @@
-import { NEON_API_HOST } from '../neon/client.js';
+import { NEON_API_HOST } from '../neon/http.js';
 import { RESOURCE_ID } from '../neon/operation.js';
 import { code } from './markdown.js';
 
