@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { RECORD, sourcesDigest } from '../../scripts/dist-sources.js';
 import { parseOutputFile } from '../../scripts/runner-outputs.js';
+import { readYaml } from './yaml.js';
 
 export const ROOT = resolve(
   import.meta.dirname ?? new URL('.', import.meta.url).pathname,
@@ -58,7 +58,7 @@ export interface RunOptions {
 
 /** Input defaults from action.yml: the runner applies them, so the harness does too. */
 export function actionDefaults(): Record<string, string> {
-  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+  const action = readYaml(join(ROOT, 'action.yml')) as {
     inputs: Record<string, { default?: string }>;
   };
   const defaults: Record<string, string> = {};
@@ -72,7 +72,7 @@ export function actionDefaults(): Record<string, string> {
 /** The outputs action.yml declares, by name. */
 export function actionOutputs(): Record<string, { description?: string }> {
   return (
-    parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    readYaml(join(ROOT, 'action.yml')) as {
       outputs: Record<string, { description?: string }>;
     }
   ).outputs;
