@@ -83,9 +83,17 @@ export function learnHistory(operations: readonly Operation[]): Map<string, Surv
     const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / n);
     const h = Math.max(0.05, 1.06 * sd * n ** -0.2);
     const precision = (x: number) => 410 / Math.exp(x);
-    // Each kernel's width once, not at every point of every plan (the planner's CPU was mostly this).
-    const widths = logs.map((x) => Math.hypot(h, precision(x)));
-    const seen = (t: number) => logs.reduce((p, x, i) => p + tail((t - x) / widths[i]!), 0) / n;
+    // One kernel per distinct length, weighed by how many share it (whole-second timestamps leave
+    // a few dozen among 200), its width computed once: the planner's CPU was mostly these sums.
+    const counts = new Map<number, number>();
+    for (const x of logs) counts.set(x, (counts.get(x) ?? 0) + 1);
+    const kernels = [...counts].map(([x, count]) => ({
+      x,
+      width: Math.hypot(h, precision(x)),
+      weight: count / n
+    }));
+    const seen = (t: number) =>
+      kernels.reduce((p, { x, width, weight }) => p + weight * tail((t - x) / width), 0);
     // The prediction for one more, in ms (whole-second lengths carry their rounding already).
     const meanMs = lengths.reduce((a, b) => a + b) / n;
     const spreadMs = Math.sqrt(lengths.reduce((a, x) => a + (x - meanMs) ** 2, 0) / (n - 1));
