@@ -10,6 +10,7 @@ import {
   runLocked,
   terraformPeer
 } from './locked.js';
+import { TEST_OPERATION_MS } from '../__tests__/helpers/sim.js';
 
 const forever: [number, number] = [0, Infinity];
 
@@ -56,8 +57,12 @@ describe('the locked-case peers', () => {
   });
 
   it('10 jobs at once: the Terraform provider creates all 10 once each', async () => {
-    const run = await runLocked({ peer: terraformPeer, jobs: 10, limitMs: 600_000 });
+    // Each job's operations lock the project for the next: short ones make the queue short, and
+    // its 100 ms polls and 1 s retries fewer (requests are this test's CPU).
+    const operationMs = TEST_OPERATION_MS;
+    const run = await runLocked({ peer: terraformPeer, jobs: 10, limitMs: 600_000, operationMs });
     expect([run.created, run.names]).toEqual([10, 10]);
+    expect(run.locked).toBeGreaterThan(0); // the jobs did meet each other's lock
   });
 
   it('this action: one POST after a reset (unconfirmed), and a timeout on an endless lock', async () => {
