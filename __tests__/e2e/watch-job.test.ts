@@ -33,9 +33,12 @@ const inputs = (s: Simulator, more: Record<string, string> = {}) => ({
   ...more
 });
 
-/** An operation the job starts now (on the simulator's clock), running for `ms`, then `end`. */
+/**
+ * An operation the job starts now (on the simulator's clock), running for `ms`, then `end`. Not
+ * later, even by 5 ms: an in-process post step can ask within that, and would not see it yet.
+ */
 function startedNow(s: Simulator, action: string, ms: number, end = 'finished', more = {}) {
-  const at = s.now() + 5;
+  const at = s.now();
   return operation(PROJECT, action, [
     [at, 'running'],
     [at + ms, end, more]
