@@ -41,11 +41,6 @@ describe('branch name patterns: * and {pr} against the whole name', () => {
     expect(matches('feat/{pr}.*', 'feat/3Xanything')).toBeUndefined();
   });
 
-  it('says whether it has {pr}', () => {
-    expect(compileBranchPattern('preview/pr-{pr}').hasPr).toBe(true);
-    expect(compileBranchPattern('preview/*').hasPr).toBe(false);
-  });
-
   it.each([
     ['', 'it is empty'],
     ['   ', 'it is empty'],

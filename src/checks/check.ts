@@ -3,13 +3,10 @@ import type { CheckOutcome } from '../report/check-outcome.js';
 import type { Naming } from '../util/errors.js';
 import type { WaitLog } from '../wait/tracker.js';
 import type { WaitResult } from '../wait/wait.js';
+import type { WaitSettings } from '../wait/wait-settings.js';
 
 /** What every check is asked; a check adds its own settings (`S`), which `CheckSettings` gathers. */
-export interface StepSettings {
-  branchId?: string;
-  wait: boolean;
-  timeoutMs: number;
-}
+export type StepSettings = Pick<WaitSettings, 'branchId' | 'wait' | 'timeoutMs'>;
 
 /**
  * One check after the wait: it sees the wait's result as the checks before it left it (the engine

@@ -212,11 +212,7 @@ const otherLine = (hunk: number, text: string): Omit<Sighting, 'side' | 'touched
   defined: false
 });
 
-interface Statement {
-  kind: SchemaObjectKind | 'default';
-  name: string;
-  table?: string;
-  unique?: boolean;
+interface Statement extends Pick<Sighting, 'kind' | 'name' | 'table' | 'unique'> {
   block?: Place['block'];
   body?: string;
 }

@@ -5,17 +5,12 @@
  * pg_dump comment) is never taken for a file header.
  */
 
-export type DiffOp = ' ' | '-' | '+';
-
 export interface DiffLine {
-  op: DiffOp;
+  op: ' ' | '-' | '+';
   text: string;
 }
 
 export interface Hunk {
-  /** First line of the hunk in the old and the new text (1-based). */
-  oldStart: number;
-  newStart: number;
   lines: DiffLine[];
 }
 
@@ -30,7 +25,7 @@ export function readUnifiedDiff(diff: string): Hunk[] {
     const header = HUNK_HEADER.exec(lines[i] ?? '');
     i++;
     if (!header) continue;
-    const hunk: Hunk = { oldStart: Number(header[1]), newStart: Number(header[3]), lines: [] };
+    const hunk: Hunk = { lines: [] };
     let oldLeft = Number(header[2] ?? 1);
     let newLeft = Number(header[4] ?? 1);
     while (i < lines.length && (oldLeft > 0 || newLeft > 0)) {

@@ -6,8 +6,6 @@
  */
 export interface BranchPattern {
   text: string;
-  /** Whether the pattern has `{pr}`, so a match gives a pull request's number. */
-  hasPr: boolean;
   /** The match, with the pull request's number when `{pr}` is in the pattern; undefined when it does not match. */
   match(name: string): PatternMatch | undefined;
 }
@@ -49,7 +47,6 @@ export function compileBranchPattern(text: string): BranchPattern {
   const regExp = new RegExp(`^${source}$`, 's');
   return {
     text,
-    hasPr: prSeen,
     match(name) {
       const found = regExp.exec(name);
       if (!found) return undefined;

@@ -47,11 +47,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const RESOURCE_ID = /^[a-z0-9-]{1,60}$/;
 
 /** What an answer must hold to be taken as an operation; `normalizeOperation` makes the rest. */
-export interface OperationLike {
-  id: string;
-  project_id: string;
-  action: string;
-  status: string;
+export interface OperationLike extends Pick<Operation, 'id' | 'project_id' | 'action' | 'status'> {
   [field: string]: unknown;
 }
 

@@ -1,3 +1,4 @@
+import type { ApiRequest } from '../neon/client.js';
 import { READ_RULES, type Rules, WRITE_RULES } from '../neon/answer-rules.js';
 import { REQUEST_METHODS, type RequestMethod } from '../neon/http.js';
 import { sendRequest } from '../neon/send.js';
@@ -9,12 +10,8 @@ import { operationsOf, type ReadContext, type RequestKindModule } from './kind.j
 // The free-form `request` input: a method, a path under the API base with placeholders filled from
 // the inputs, and `body`, JSON sent as written; the operations of its answer are then awaited.
 
-export interface ApiRequestKind {
+export interface ApiRequestKind extends Pick<ApiRequest, 'method' | 'path' | 'body'> {
   kind: 'request';
-  method: RequestMethod;
-  path: string;
-  /** JSON text, sent as given. */
-  body?: string;
 }
 
 /** Its rows: a GET is safe to send again, any other method is not. */

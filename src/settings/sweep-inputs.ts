@@ -1,4 +1,5 @@
 import type { InputName } from '../inputs.js';
+import type { SweepAsk } from '../neon/branch-sweep.js';
 import {
   type BranchPattern,
   compileBranchPattern,
@@ -20,11 +21,8 @@ import {
 // examples days, not the seconds of a timeout); the pattern and the criterion are read here.
 
 /** What `sweep_branches` asks, read from its inputs. */
-export interface SweepInputs {
-  pattern: BranchPattern;
+export interface SweepInputs extends Pick<SweepAsk, 'pattern' | 'sweepMax' | 'dryRun'> {
   olderThanMs?: number;
-  sweepMax: number;
-  dryRun: boolean;
 }
 
 /**
