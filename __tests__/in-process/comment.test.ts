@@ -2,7 +2,7 @@
  * The sticky PR comment's decisions, through the action's step in-process (`runInProcess`, which
  * reads each run's pull request event as a spawned step does); they ran spawned before issue 46,
  * with the same assertions. `__tests__/e2e/comment.test.ts` keeps the comment through dist/, its
- * event read from the runner's environment.
+ * event read from the runner's environment, with the token's identity.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -28,13 +28,21 @@ const USER_TOKEN = 'ghp_user_token';
 const READ_ONLY_TOKEN = 'ghs_fork_token';
 /** An installation token from actions/create-github-app-token: GET /user answers 403. */
 const APP_TOKEN = 'ghs_app_installation_token';
+/** Tokens GraphQL will not say the identity of: an error, and `viewer: null`. */
+const SHY_TOKEN = 'ghs_shy_token';
+const NULL_VIEWER_TOKEN = 'ghs_null_viewer_token';
 
 async function fakeGitHub(): Promise<FakeGitHub> {
   return startFakeGitHub({
     [BOT_TOKEN]: { author: 'github-actions[bot]' },
     [USER_TOKEN]: { login: 'octocat', author: 'octocat' },
     [READ_ONLY_TOKEN]: { author: 'github-actions[bot]', readOnly: true },
-    [APP_TOKEN]: { author: 'neon-preview[bot]' }
+    [APP_TOKEN]: { author: 'neon-preview[bot]' },
+    [SHY_TOKEN]: {
+      author: 'github-actions[bot]',
+      graphql: { data: null, errors: [{ message: 'Something went wrong' }] }
+    },
+    [NULL_VIEWER_TOKEN]: { author: 'github-actions[bot]', graphql: { data: { viewer: null } } }
   });
 }
 
@@ -117,6 +125,58 @@ describe('sticky PR comment', () => {
     expect(github.comments.find((c) => c.body.includes('I copied your marker'))?.body).toBe(copied);
     expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
   });
+
+  it('updates its one comment on a pull request with thousands, reading a bounded number of pages', async () => {
+    github = await fakeGitHub();
+    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+    sim = await simulate([op]);
+    const listed = () =>
+      (github?.requests ?? []).filter((r) => r.method === 'GET' && r.path.includes('/comments'));
+    for (let i = 0; i < 3_050; i++) github.addComment(`comment ${i}`, i % 2 ? 'alice' : 'bob');
+    // The first run reads page 1 and the newest pages, at most 30 in all, and writes a comment.
+    const first = await runAction(commentInputs(sim, op));
+    expect(first.code).toBe(0);
+    expect(github.comments.length).toBe(3_051);
+    expect(listed().length).toBeLessThanOrEqual(30);
+    expect(first.stdout).toMatch(/searched 30 of 31 pages/);
+
+    github.requests.length = 0;
+    sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
+    const second = await runAction(commentInputs(sim, op));
+    expect(second.code).toBe(0);
+    expect(github.comments.length).toBe(3_051);
+    expect(second.outputs.comment_url).toBe(first.outputs.comment_url);
+    expect(github.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([
+      expect.stringMatching(new RegExp(`/comments/${github.comments[3_050]?.id}$`))
+    ]);
+    // Page 1 (which names the last page), then the last page, where ours is.
+    expect(listed().map((r) => new URL(r.path, github?.url).searchParams.get('page'))).toEqual([
+      '1',
+      '31'
+    ]);
+  });
+
+  it.each([
+    ['answers with an error', SHY_TOKEN],
+    ['answers `viewer: null`', NULL_VIEWER_TOKEN]
+  ])(
+    'edits nothing when GraphQL %s: a new comment, with a warning saying why',
+    async (_name, token) => {
+      github = await fakeGitHub();
+      const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+      sim = await simulate([op]);
+      await runAction(commentInputs(sim, op));
+      expect(github.comments).toHaveLength(1);
+      sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
+      const shy = await runAction(commentInputs(sim, op, { github_token: token }));
+      expect(shy.code).toBe(0);
+      expect(github.requests.filter((r) => r.method === 'PATCH')).toEqual([]);
+      expect(github.comments).toHaveLength(2);
+      expect(shy.outputs.comment_url).toBe(github.comments[1]?.html_url);
+      const warnings = workflowCommands(shy.stdout).filter((l) => l.startsWith('::warning'));
+      expect(warnings.join('\n')).toMatch(/Could not tell which account github_token writes as/);
+    }
+  );
 
   it('keeps separate comments per comment_tag and asks GraphQL viewer who a personal token is', async () => {
     github = await fakeGitHub();
