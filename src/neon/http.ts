@@ -11,7 +11,7 @@ export const REQUEST_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as cons
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /** An answer as every reader takes it: the whole body read as text. */
-export type Answer = { status: number; headers: IncomingHttpHeaders; text: string };
+type Answer = { status: number; headers: IncomingHttpHeaders; text: string };
 
 /** One request, with a method and a body. Never follows redirects; rejects on network errors and when the signal aborts. */
 export interface Transport {
