@@ -46,6 +46,14 @@ async function fakeGitHub(): Promise<FakeGitHub> {
   });
 }
 
+/** The fake GitHub and a simulator whose one operation has finished: what most cases start from. */
+async function start(): Promise<{ gh: FakeGitHub; s: Simulator; op: OperationScript }> {
+  github = await fakeGitHub();
+  const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
+  sim = await simulate([op]);
+  return { gh: github, s: sim, op };
+}
+
 function inputs(s: Simulator, more: Record<string, string>): { inputs: Record<string, string> } {
   return {
     inputs: { api_key: DEFAULT_KEY, api_host: s.url, interval: '1s', timeout: '20s', ...more }
@@ -66,91 +74,85 @@ describe('sticky PR comment', () => {
   });
 
   it('creates one comment, updates it when the content changes, and leaves it when it does not', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
-    const first = await runAction(commentInputs(sim, op));
+    const { gh, s, op } = await start();
+    const first = await runAction(commentInputs(s, op));
     expect(first.code).toBe(0);
-    expect(github.comments).toHaveLength(1);
-    expect(first.outputs.comment_url).toBe(github.comments[0]?.html_url);
-    expect(github.comments[0]?.user.login).toBe('github-actions[bot]');
-    expect(github.comments[0]?.body).toMatch(
+    expect(gh.comments).toHaveLength(1);
+    expect(first.outputs.comment_url).toBe(gh.comments[0]?.html_url);
+    expect(gh.comments[0]?.user.login).toBe('github-actions[bot]');
+    expect(gh.comments[0]?.body).toMatch(
       /^<!-- neon-operations-wait-action tag="" digest="[0-9a-f]{16}" -->/
     );
     // Short on top (the summary's verdict and facts), the tables folded.
-    const body = github.comments[0]?.body ?? '';
+    const body = gh.comments[0]?.body ?? '';
     const top = first.summary.slice(0, first.summary.indexOf('#### Awaited operations'));
     expect(body).toContain(
       `-->\n${top}<details><summary>Operations: 1 awaited · timeline</summary>`
     );
     expect(body.indexOf('| --- |')).toBeGreaterThan(body.indexOf('<details>'));
 
-    const same = await runAction(commentInputs(sim, op));
+    const same = await runAction(commentInputs(s, op));
     expect(same.stdout).toContain('The PR comment is up to date');
-    expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    expect(gh.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
 
-    const firstDigest = /digest="([0-9a-f]{16})"/.exec(github.comments[0]?.body ?? '')?.[1];
-    const added = operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]);
-    sim.addOperation(added);
-    const changed = await runAction(commentInputs(sim, op));
+    const firstDigest = /digest="([0-9a-f]{16})"/.exec(gh.comments[0]?.body ?? '')?.[1];
+    const added = operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]);
+    s.addOperation(added);
+    const changed = await runAction(commentInputs(s, op));
     expect(changed.outputs.comment_url).toBe(first.outputs.comment_url);
-    expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
-    expect(github.comments).toHaveLength(1);
+    expect(gh.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(gh.comments).toHaveLength(1);
     // The comment now shows the new operation, under a new digest.
-    expect(github.comments[0]?.body).toContain(added.id.slice(0, 8));
-    expect(github.comments[0]?.body).not.toContain(`digest="${firstDigest}"`);
+    expect(gh.comments[0]?.body).toContain(added.id.slice(0, 8));
+    expect(gh.comments[0]?.body).not.toContain(`digest="${firstDigest}"`);
   });
 
   it('finds its comment among many pages and never edits a copied marker in someone else’s comment', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
-    const first = await runAction(commentInputs(sim, op));
-    const ours = github.comments[0];
+    const { gh, s, op } = await start();
+    const first = await runAction(commentInputs(s, op));
+    const ours = gh.comments[0];
     const copied = `${ours?.body.split('\n')[0]}\nI copied your marker`;
     for (let i = 0; i < 250; i++)
-      github.addComment(i === 120 ? copied : `comment ${i}`, i % 2 ? 'alice' : 'bob');
+      gh.addComment(i === 120 ? copied : `comment ${i}`, i % 2 ? 'alice' : 'bob');
     // Move ours to the end (page 3), after the copy.
-    github.comments.push(github.comments.shift() as never);
-    sim.addOperation(operation(PROJECT, 'apply_config', [[sim.now() - 50, 'finished']]));
-    github.requests.length = 0;
-    const second = await runAction(commentInputs(sim, op));
+    gh.comments.push(gh.comments.shift() as never);
+    s.addOperation(operation(PROJECT, 'apply_config', [[s.now() - 50, 'finished']]));
+    gh.requests.length = 0;
+    const second = await runAction(commentInputs(s, op));
     expect(second.outputs.comment_url).toBe(first.outputs.comment_url);
     // Page 1, which names the last page, then the last page.
     expect(
-      github.requests
+      gh.requests
         .filter((r) => r.method === 'GET' && r.path.includes('/comments'))
-        .map((r) => new URL(r.path, github?.url).searchParams.get('page'))
+        .map((r) => new URL(r.path, gh.url).searchParams.get('page'))
     ).toEqual(['1', '3']);
-    expect(github.comments.find((c) => c.body.includes('I copied your marker'))?.body).toBe(copied);
-    expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
+    expect(gh.comments.find((c) => c.body.includes('I copied your marker'))?.body).toBe(copied);
+    expect(gh.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
   });
 
   it('updates its one comment on a pull request with thousands, reading a bounded number of pages', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
+    const { gh, s, op } = await start();
     const listed = () =>
-      (github?.requests ?? []).filter((r) => r.method === 'GET' && r.path.includes('/comments'));
-    for (let i = 0; i < 3_050; i++) github.addComment(`comment ${i}`, i % 2 ? 'alice' : 'bob');
+      (gh.requests ?? []).filter((r) => r.method === 'GET' && r.path.includes('/comments'));
+    for (let i = 0; i < 3_050; i++) gh.addComment(`comment ${i}`, i % 2 ? 'alice' : 'bob');
     // The first run reads page 1 and the newest pages, at most 30 in all, and writes a comment.
-    const first = await runAction(commentInputs(sim, op));
+    const first = await runAction(commentInputs(s, op));
     expect(first.code).toBe(0);
-    expect(github.comments.length).toBe(3_051);
+    expect(gh.comments.length).toBe(3_051);
     expect(listed().length).toBeLessThanOrEqual(30);
     expect(first.stdout).toMatch(/searched 30 of 31 pages/);
 
-    github.requests.length = 0;
-    sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
-    const second = await runAction(commentInputs(sim, op));
+    gh.requests.length = 0;
+    s.addOperation(operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]));
+    const second = await runAction(commentInputs(s, op));
     expect(second.code).toBe(0);
-    expect(github.comments.length).toBe(3_051);
+    expect(gh.comments.length).toBe(3_051);
     expect(second.outputs.comment_url).toBe(first.outputs.comment_url);
-    expect(github.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([
-      expect.stringMatching(new RegExp(`/comments/${github.comments[3_050]?.id}$`))
+    expect(gh.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([
+      expect.stringMatching(new RegExp(`/comments/${gh.comments[3_050]?.id}$`))
     ]);
     // Page 1 (which names the last page), then the last page, where ours is.
-    expect(listed().map((r) => new URL(r.path, github?.url).searchParams.get('page'))).toEqual([
+    expect(listed().map((r) => new URL(r.path, gh.url).searchParams.get('page'))).toEqual([
       '1',
       '31'
     ]);
@@ -162,63 +164,57 @@ describe('sticky PR comment', () => {
   ])(
     'edits nothing when GraphQL %s: a new comment, with a warning saying why',
     async (_name, token) => {
-      github = await fakeGitHub();
-      const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-      sim = await simulate([op]);
-      await runAction(commentInputs(sim, op));
-      expect(github.comments).toHaveLength(1);
-      sim.addOperation(operation(PROJECT, 'start_compute', [[sim.now() - 50, 'finished']]));
-      const shy = await runAction(commentInputs(sim, op, { github_token: token }));
+      const { gh, s, op } = await start();
+      await runAction(commentInputs(s, op));
+      expect(gh.comments).toHaveLength(1);
+      s.addOperation(operation(PROJECT, 'start_compute', [[s.now() - 50, 'finished']]));
+      const shy = await runAction(commentInputs(s, op, { github_token: token }));
       expect(shy.code).toBe(0);
-      expect(github.requests.filter((r) => r.method === 'PATCH')).toEqual([]);
-      expect(github.comments).toHaveLength(2);
-      expect(shy.outputs.comment_url).toBe(github.comments[1]?.html_url);
+      expect(gh.requests.filter((r) => r.method === 'PATCH')).toEqual([]);
+      expect(gh.comments).toHaveLength(2);
+      expect(shy.outputs.comment_url).toBe(gh.comments[1]?.html_url);
       const warnings = workflowCommands(shy.stdout).filter((l) => l.startsWith('::warning'));
       expect(warnings.join('\n')).toMatch(/Could not tell which account github_token writes as/);
     }
   );
 
   it('keeps separate comments per comment_tag and asks GraphQL viewer who a personal token is', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
-    await runAction(commentInputs(sim, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
-    await runAction(commentInputs(sim, op, { comment_tag: 'staging', github_token: USER_TOKEN }));
-    await runAction(commentInputs(sim, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
-    expect(github.comments).toHaveLength(2);
-    expect(github.comments.every((c) => c.user.login === 'octocat')).toBe(true);
-    expect(github.requests.some((r) => r.path === '/graphql' && r.status === 200)).toBe(true);
+    const { gh, s, op } = await start();
+    await runAction(commentInputs(s, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
+    await runAction(commentInputs(s, op, { comment_tag: 'staging', github_token: USER_TOKEN }));
+    await runAction(commentInputs(s, op, { comment_tag: 'preview', github_token: USER_TOKEN }));
+    expect(gh.comments).toHaveLength(2);
+    expect(gh.comments.every((c) => c.user.login === 'octocat')).toBe(true);
+    expect(gh.requests.some((r) => r.path === '/graphql' && r.status === 200)).toBe(true);
   });
 
   it('updates its one comment with a GitHub App token, and never edits a person’s or another bot’s', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
-    const first = await runAction(commentInputs(sim, op, { github_token: APP_TOKEN }));
+    const { gh, s, op } = await start();
+    const first = await runAction(commentInputs(s, op, { github_token: APP_TOKEN }));
     expect(first.code).toBe(0);
-    expect(github.comments.map((c) => c.user.login)).toEqual(['neon-preview[bot]']);
-    const marker = github.comments[0]?.body.split('\n')[0] as string;
+    expect(gh.comments.map((c) => c.user.login)).toEqual(['neon-preview[bot]']);
+    const marker = gh.comments[0]?.body.split('\n')[0] as string;
     // Copies of the marker by a person and by another bot, listed before ours.
-    github.addComment(`${marker}\nby a person`, 'alice');
-    github.addComment(`${marker}\nby another bot`, 'other-app[bot]');
-    github.comments.push(github.comments.shift() as never);
+    gh.addComment(`${marker}\nby a person`, 'alice');
+    gh.addComment(`${marker}\nby another bot`, 'other-app[bot]');
+    gh.comments.push(gh.comments.shift() as never);
     for (let run = 0; run < 2; run++) {
-      sim.addOperation(operation(PROJECT, 'apply_config', [[sim.now() - 50, 'finished']]));
-      const again = await runAction(commentInputs(sim, op, { github_token: APP_TOKEN }));
+      s.addOperation(operation(PROJECT, 'apply_config', [[s.now() - 50, 'finished']]));
+      const again = await runAction(commentInputs(s, op, { github_token: APP_TOKEN }));
       expect(again.code).toBe(0);
       expect(again.outputs.comment_url).toBe(first.outputs.comment_url);
     }
-    expect(github.comments).toHaveLength(3);
-    expect(github.comments.filter((c) => c.user.login === 'neon-preview[bot]')).toHaveLength(1);
-    expect(github.comments.find((c) => c.user.login === 'alice')?.body).toContain('by a person');
-    expect(github.comments.find((c) => c.user.login === 'other-app[bot]')?.body).toContain(
+    expect(gh.comments).toHaveLength(3);
+    expect(gh.comments.filter((c) => c.user.login === 'neon-preview[bot]')).toHaveLength(1);
+    expect(gh.comments.find((c) => c.user.login === 'alice')?.body).toContain('by a person');
+    expect(gh.comments.find((c) => c.user.login === 'other-app[bot]')?.body).toContain(
       'by another bot'
     );
     // The person's comment was never even tried.
-    const alice = github.comments.find((c) => c.user.login === 'alice');
-    expect(
-      github.requests.some((r) => r.method === 'PATCH' && r.path.endsWith(`/${alice?.id}`))
-    ).toBe(false);
+    const alice = gh.comments.find((c) => c.user.login === 'alice');
+    expect(gh.requests.some((r) => r.method === 'PATCH' && r.path.endsWith(`/${alice?.id}`))).toBe(
+      false
+    );
   });
 
   it('keeps a key that the API echoes out of every byte, after labels, cells and charts reshape it', async () => {
@@ -255,10 +251,8 @@ describe('sticky PR comment', () => {
   });
 
   it('warns, without failing, when the token is read-only (a fork PR)', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
-    const run = await runAction(commentInputs(sim, op, { github_token: READ_ONLY_TOKEN }));
+    const { s, op } = await start();
+    const run = await runAction(commentInputs(s, op, { github_token: READ_ONLY_TOKEN }));
     expect(run.code).toBe(0);
     const warnings = workflowCommands(run.stdout).filter((l) => l.startsWith('::warning'));
     expect(warnings.join('\n')).toMatch(/pull-requests: write.*pull_request_target/);
@@ -266,18 +260,16 @@ describe('sticky PR comment', () => {
   });
 
   it('writes a notice and no comment when the event has no pull request', async () => {
-    github = await fakeGitHub();
-    const op = operation(PROJECT, 'create_branch', [[-100, 'finished']]);
-    sim = await simulate([op]);
+    const { gh, s, op } = await start();
     const run = await runAction({
-      ...commentInputs(sim, op),
+      ...commentInputs(s, op),
       event: { name: 'push', payload: {} }
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
       /::notice::comment_on_pr is true, but the 'push' event is not about a pull request/
     );
-    expect(github.requests).toHaveLength(0);
+    expect(gh.requests).toHaveLength(0);
   });
 
   it('shortens a long report to fit a comment', async () => {
